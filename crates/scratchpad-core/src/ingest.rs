@@ -1,0 +1,365 @@
+//! Streaming ingestion: one pass over the input that cuts chunks, hashes, counts, detects the kind and
+//! builds the preview, with memory bounded by a few chunks whatever the input size.
+
+use std::collections::VecDeque;
+use std::io::{ErrorKind, Read};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+
+use crate::error::Result;
+use crate::model::Kind;
+use crate::preview::{binary_preview, json_shape_preview, sniff_mime, PreviewConfig, TextPreviewBuilder};
+use crate::store::{BlobStats, Chunk, PendingBlob, Store, CHUNK_BYTES};
+
+/// Chunks held in memory before they are staged in the store (bytes). Inputs up to this size are
+/// committed in one transaction, and deduplicated before anything is written.
+const STAGE_BATCH_BYTES: usize = 4 * 1024 * 1024;
+/// Bytes kept to sniff a binary type from magic bytes.
+const SNIFF_BYTES: usize = 8 * 1024;
+/// Text indexed for full-text search: the start and the end of each entry (bytes).
+const SEARCH_HEAD_BYTES: usize = 192 * 1024;
+const SEARCH_TAIL_BYTES: usize = 64 * 1024;
+/// Chunks queued for the JSON shape thread.
+const JSON_QUEUE_CHUNKS: usize = 4;
+
+/// What one pass over the input produced.
+#[derive(Debug)]
+pub(crate) struct Ingested {
+    pub stats: BlobStats,
+    pub kind: Kind,
+    pub preview: String,
+    pub search_text: String,
+    pub blob: PendingBlob,
+}
+
+/// Reads `input` to the end into staged chunks. On error, anything staged is discarded.
+pub(crate) fn ingest(
+    store: &dyn Store,
+    input: &mut dyn Read,
+    config: &PreviewConfig,
+    progress: Option<&mut dyn FnMut(u64)>,
+) -> Result<Ingested> {
+    let mut staged = None;
+    let result = std::thread::scope(|scope| {
+        let pass = Pass::new(store, config, &mut staged);
+        pass.run(input, progress, |rx| {
+            let budget = config.json_chars;
+            scope.spawn(move || json_shape_preview(ChannelReader::new(rx), budget).ok().flatten())
+        })
+    });
+    if result.is_err() {
+        if let Some(id) = staged {
+            // Best effort: GC removes abandoned staging later if this fails too.
+            let _ = store.discard_staged(id);
+        }
+    }
+    result
+}
+
+struct Pass<'a> {
+    store: &'a dyn Store,
+    config: &'a PreviewConfig,
+    staged: &'a mut Option<i64>,
+    hasher: blake3::Hasher,
+    pending: Vec<u8>,
+    buffered: Vec<Chunk>,
+    buffered_bytes: usize,
+    seq: u32,
+    bytes: u64,
+    chars: u64,
+    newlines: u64,
+    utf8: bool,
+    has_nul: bool,
+    last_byte: Option<u8>,
+    first_bytes: Vec<u8>,
+    first_non_ws: Option<u8>,
+    text: TextPreviewBuilder,
+    search_head: Vec<u8>,
+    search_tail: VecDeque<u8>,
+    json: Option<SyncSender<Vec<u8>>>,
+}
+
+impl<'a> Pass<'a> {
+    fn new(store: &'a dyn Store, config: &'a PreviewConfig, staged: &'a mut Option<i64>) -> Self {
+        Self {
+            store,
+            config,
+            staged,
+            hasher: blake3::Hasher::new(),
+            pending: Vec::with_capacity(CHUNK_BYTES),
+            buffered: Vec::new(),
+            buffered_bytes: 0,
+            seq: 0,
+            bytes: 0,
+            chars: 0,
+            newlines: 0,
+            utf8: true,
+            has_nul: false,
+            last_byte: None,
+            first_bytes: Vec::new(),
+            first_non_ws: None,
+            text: TextPreviewBuilder::new(config),
+            search_head: Vec::new(),
+            search_tail: VecDeque::new(),
+            json: None,
+        }
+    }
+
+    fn run<J>(
+        mut self,
+        input: &mut dyn Read,
+        mut progress: Option<&mut dyn FnMut(u64)>,
+        spawn_json: impl FnOnce(Receiver<Vec<u8>>) -> J,
+    ) -> Result<Ingested>
+    where
+        J: JoinLike,
+    {
+        let mut json_worker = None;
+        let mut spawn_json = Some(spawn_json);
+        loop {
+            let start = self.pending.len();
+            self.pending.resize(CHUNK_BYTES, 0);
+            let n = match input.read(&mut self.pending[start..]) {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {
+                    self.pending.truncate(start);
+                    continue;
+                }
+                Err(e) => {
+                    self.pending.truncate(start);
+                    return Err(e.into());
+                }
+            };
+            self.pending.truncate(start + n);
+            if n == 0 {
+                break;
+            }
+            if self.first_non_ws.is_none() {
+                self.first_non_ws = self.pending[start..]
+                    .iter()
+                    .copied()
+                    .find(|b| !b.is_ascii_whitespace());
+                if matches!(self.first_non_ws, Some(b'{' | b'[')) {
+                    if let Some(spawn) = spawn_json.take() {
+                        let (tx, rx) = sync_channel(JSON_QUEUE_CHUNKS);
+                        self.json = Some(tx);
+                        json_worker = Some(spawn(rx));
+                    }
+                } else if self.first_non_ws.is_some() {
+                    spawn_json = None;
+                }
+            }
+            if self.pending.len() == CHUNK_BYTES {
+                let cut = if self.utf8 { char_cut(&self.pending) } else { CHUNK_BYTES };
+                let rest = self.pending.split_off(cut);
+                let data = std::mem::replace(&mut self.pending, rest);
+                self.pending.reserve(CHUNK_BYTES - self.pending.len());
+                self.emit(data)?;
+                if let Some(report) = progress.as_mut() {
+                    report(self.bytes);
+                }
+            }
+        }
+        if !self.pending.is_empty() {
+            let data = std::mem::take(&mut self.pending);
+            self.emit(data)?;
+        }
+        if let Some(report) = progress.as_mut() {
+            report(self.bytes);
+        }
+        // Closing the channel ends the JSON document for the worker.
+        self.json = None;
+        let json_shape = json_worker.and_then(JoinLike::join_value);
+        self.finish(json_shape)
+    }
+
+    fn emit(&mut self, data: Vec<u8>) -> Result<()> {
+        self.hasher.update(&data);
+        if self.first_bytes.len() < SNIFF_BYTES {
+            let take = (SNIFF_BYTES - self.first_bytes.len()).min(data.len());
+            self.first_bytes.extend_from_slice(&data[..take]);
+        }
+        if !self.has_nul && memchr::memchr(0, &data).is_some() {
+            self.has_nul = true;
+        }
+        if self.utf8 {
+            match std::str::from_utf8(&data) {
+                Ok(text) => self.text.push(text),
+                Err(_) => self.utf8 = false,
+            }
+        }
+        let chars = crate::preview::text::count_chars(&data);
+        let newlines = crate::preview::text::count_newlines(&data);
+        if self.utf8 && !self.has_nul {
+            self.keep_search_text(&data);
+        }
+        if let Some(tx) = &self.json {
+            if tx.send(data.clone()).is_err() {
+                // The worker stopped early: the content is not a JSON document.
+                self.json = None;
+            }
+        }
+        self.last_byte = data.last().copied();
+        let chunk = Chunk {
+            seq: self.seq,
+            byte_start: self.bytes,
+            char_start: self.chars,
+            line_start: self.newlines,
+            data,
+        };
+        self.seq += 1;
+        self.bytes += chunk.data.len() as u64;
+        self.chars += chars;
+        self.newlines += newlines;
+        self.buffered_bytes += chunk.data.len();
+        self.buffered.push(chunk);
+        if self.buffered_bytes >= STAGE_BATCH_BYTES {
+            self.store.stage_chunks(self.staged, &self.buffered)?;
+            self.buffered.clear();
+            self.buffered_bytes = 0;
+        }
+        Ok(())
+    }
+
+    fn keep_search_text(&mut self, data: &[u8]) {
+        if self.search_head.len() < SEARCH_HEAD_BYTES {
+            let take = (SEARCH_HEAD_BYTES - self.search_head.len()).min(data.len());
+            self.search_head.extend_from_slice(&data[..take]);
+            if take == data.len() {
+                return;
+            }
+        }
+        let tail = &data[data.len().saturating_sub(SEARCH_TAIL_BYTES)..];
+        let overflow = (self.search_tail.len() + tail.len()).saturating_sub(SEARCH_TAIL_BYTES);
+        self.search_tail.drain(..overflow);
+        self.search_tail.extend(tail);
+    }
+
+    fn finish(self, json_shape: Option<String>) -> Result<Ingested> {
+        let hash = self.hasher.finalize().to_hex().to_string();
+        let binary = !self.utf8 || self.has_nul;
+        let stats = BlobStats {
+            hash: hash.clone(),
+            bytes: self.bytes,
+            chars: if binary { 0 } else { self.chars },
+            lines: if binary {
+                0
+            } else {
+                crate::preview::text::line_count(self.newlines, self.chars, self.last_byte == Some(b'\n'))
+            },
+        };
+        let blob = PendingBlob {
+            staged: *self.staged,
+            buffered: self.buffered,
+        };
+        if binary {
+            let preview = binary_preview(self.bytes, &hash, sniff_mime(&self.first_bytes));
+            return Ok(Ingested {
+                stats,
+                kind: Kind::Binary,
+                preview,
+                search_text: String::new(),
+                blob,
+            });
+        }
+        let text = self.text.finish();
+        let kind = if json_shape.is_some() { Kind::Json } else { Kind::Text };
+        let preview = match json_shape {
+            Some(shape) if !text.complete => shape,
+            _ => text.text,
+        };
+        let mut search = String::from_utf8_lossy(&self.search_head).into_owned();
+        if !self.search_tail.is_empty() {
+            let tail: Vec<u8> = self.search_tail.into_iter().collect();
+            search.push_str("\n…\n");
+            search.push_str(&String::from_utf8_lossy(&tail));
+        }
+        let _ = self.config;
+        Ok(Ingested {
+            stats,
+            kind,
+            preview,
+            search_text: search,
+            blob,
+        })
+    }
+}
+
+/// A spawned worker whose value can be waited for (scoped threads in production).
+trait JoinLike {
+    fn join_value(self) -> Option<String>;
+}
+
+impl JoinLike for std::thread::ScopedJoinHandle<'_, Option<String>> {
+    fn join_value(self) -> Option<String> {
+        self.join().ok().flatten()
+    }
+}
+
+/// The largest cut ≤ len that does not split a UTF-8 character.
+fn char_cut(data: &[u8]) -> usize {
+    let len = data.len();
+    for back in 1..=4.min(len) {
+        let b = data[len - back];
+        if (b & 0xC0) != 0x80 {
+            // `b` starts a character: keep it only if the whole character fits.
+            let width = match b {
+                0x00..=0x7F => 1,
+                0xC0..=0xDF => 2,
+                0xE0..=0xEF => 3,
+                _ => 4,
+            };
+            return if back >= width { len } else { len - back };
+        }
+    }
+    len
+}
+
+/// Reads the chunks a channel delivers as one stream; the end of the channel is the end of input.
+struct ChannelReader {
+    rx: Receiver<Vec<u8>>,
+    current: Vec<u8>,
+    pos: usize,
+}
+
+impl ChannelReader {
+    fn new(rx: Receiver<Vec<u8>>) -> Self {
+        Self {
+            rx,
+            current: Vec::new(),
+            pos: 0,
+        }
+    }
+}
+
+impl Read for ChannelReader {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pos == self.current.len() {
+            match self.rx.recv() {
+                Ok(next) => {
+                    self.current = next;
+                    self.pos = 0;
+                }
+                Err(_) => return Ok(0),
+            }
+        }
+        let n = buf.len().min(self.current.len() - self.pos);
+        buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_cut;
+
+    #[test]
+    fn cuts_never_split_characters() {
+        let text = "aé€😀".repeat(10);
+        for len in 1..text.len() {
+            let cut = char_cut(&text.as_bytes()[..len]);
+            assert!(text.is_char_boundary(cut), "len {len} cut {cut}");
+            assert!(len - cut < 4);
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! Regex search over an entry with line numbers and context, in ripgrep's push model: the searcher
+//! streams chunks through a sink that formats what fits the budget and keeps counting the rest.
+
+use grep_regex::RegexMatcherBuilder;
+use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
+
+use super::source::EntryContent;
+use super::{ReadMode, ReadReply};
+use crate::error::{Error, Result};
+use crate::model::EntryInfo;
+use crate::preview::thousands;
+
+/// Longest line shown in grep output (characters); longer lines end with `…`.
+const SHOWN_LINE_CHARS: usize = 1_000;
+/// Longest context a grep may ask for (lines either side).
+pub const MAX_CONTEXT: u64 = 50;
+
+pub(crate) struct GrepArgs<'a> {
+    pub pattern: &'a str,
+    pub context: u64,
+    pub max_matches: u64,
+    pub ignore_case: bool,
+    pub from: u64,
+}
+
+pub(crate) fn grep(info: &EntryInfo, content: &EntryContent<'_>, args: &GrepArgs<'_>, budget: u64) -> Result<ReadReply> {
+    if args.context > MAX_CONTEXT {
+        return Err(Error::invalid(format!(
+            "context {} is too wide; ask for at most {MAX_CONTEXT} lines either side",
+            args.context
+        )));
+    }
+    if args.max_matches == 0 {
+        return Err(Error::invalid("max_matches must be at least 1"));
+    }
+    if args.from == 0 {
+        return Err(Error::invalid("lines are numbered from 1; pass from=1 or later"));
+    }
+    let matcher = RegexMatcherBuilder::new()
+        .case_insensitive(args.ignore_case)
+        .build(args.pattern)
+        .map_err(|e| {
+            Error::invalid(format!(
+                "invalid regex `{}`: {}. Patterns use Rust regex syntax (like ripgrep); escape \
+                 special characters such as ( [ . * + ? with a backslash to match them literally",
+                args.pattern,
+                first_line(&e.to_string())
+            ))
+        })?;
+    let context = usize::try_from(args.context).unwrap_or(0);
+    let mut searcher = SearcherBuilder::new()
+        .line_number(true)
+        .before_context(context)
+        .after_context(context)
+        .build();
+    let mut sink = GrepSink {
+        offset: args.from - 1,
+        budget,
+        max_matches: args.max_matches,
+        out: String::new(),
+        out_chars: 0,
+        shown: 0,
+        total: 0,
+        last_shown_line: 0,
+        resume_at: None,
+        stopped: false,
+        pending_break: false,
+    };
+    if let Some(reader) = content.reader_at_line(args.from)? {
+        searcher
+            .search_reader(&matcher, reader, &mut sink)
+            .map_err(|e| Error::Storage(e.to_string()))?;
+    }
+    let continuation = sink.resume_at.map(|from| ReadMode::Grep {
+        pattern: args.pattern.to_owned(),
+        context: args.context,
+        max_matches: Some(args.max_matches),
+        ignore_case: args.ignore_case,
+        from: Some(from),
+    });
+    let scope = if args.from > 1 {
+        format!("lines {}–{}", thousands(args.from), thousands(info.lines))
+    } else {
+        format!("all {} lines", thousands(info.lines))
+    };
+    let location = if sink.total == 0 {
+        format!("no line matches `{}` in {scope}", args.pattern)
+    } else if sink.shown == sink.total {
+        format!("{} matching lines in {scope}", thousands(sink.total))
+    } else {
+        format!(
+            "{} matching lines in {scope}; showing the first {}",
+            thousands(sink.total),
+            thousands(sink.shown)
+        )
+    };
+    Ok(ReadReply {
+        name: info.name.clone(),
+        kind: info.kind,
+        text: sink.out,
+        location,
+        truncated: continuation.is_some(),
+        continuation,
+        notes: Vec::new(),
+        total_matches: Some(sink.total),
+    })
+}
+
+fn first_line(s: &str) -> String {
+    s.lines()
+        .filter(|l| !l.trim().is_empty())
+        .last()
+        .unwrap_or(s)
+        .trim()
+        .to_owned()
+}
+
+struct GrepSink {
+    /// Lines before the searched part (added to the searcher's numbers).
+    offset: u64,
+    budget: u64,
+    max_matches: u64,
+    out: String,
+    out_chars: u64,
+    shown: u64,
+    total: u64,
+    last_shown_line: u64,
+    /// Where a continuation should start searching.
+    resume_at: Option<u64>,
+    /// Output is full: keep counting, stop formatting.
+    stopped: bool,
+    pending_break: bool,
+}
+
+impl GrepSink {
+    /// Adds one formatted line if it fits; false (and stops output) when it does not.
+    fn push_line(&mut self, number: u64, sep: char, bytes: &[u8]) -> bool {
+        let text = String::from_utf8_lossy(bytes);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let mut line = format!("{}{sep}", thousands(number));
+        match text.char_indices().nth(SHOWN_LINE_CHARS) {
+            Some((cut, _)) => {
+                line.push_str(&text[..cut]);
+                line.push('…');
+            }
+            None => line.push_str(text),
+        }
+        line.push('\n');
+        let extra = if self.pending_break { 3 } else { 0 };
+        let cost = line.chars().count() as u64 + extra;
+        if self.out_chars + cost > self.budget {
+            return false;
+        }
+        if self.pending_break {
+            self.out.push_str("--\n");
+            self.pending_break = false;
+        }
+        self.out.push_str(&line);
+        self.out_chars += cost;
+        self.last_shown_line = number;
+        true
+    }
+
+    fn stop(&mut self, resume_at: u64) {
+        self.stopped = true;
+        self.resume_at = Some(resume_at);
+    }
+}
+
+impl Sink for GrepSink {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        let first = mat.line_number().unwrap_or(0) + self.offset;
+        let lines: Vec<&[u8]> = mat.lines().collect();
+        self.total += lines.len() as u64;
+        if self.stopped {
+            return Ok(true);
+        }
+        for (i, line) in lines.iter().enumerate() {
+            let number = first + i as u64;
+            if self.shown == self.max_matches {
+                self.stop(number);
+                return Ok(true);
+            }
+            if !self.push_line(number, ':', line) {
+                self.stop(number);
+                return Ok(true);
+            }
+            self.shown += 1;
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        if self.stopped {
+            return Ok(true);
+        }
+        let number = ctx.line_number().unwrap_or(0) + self.offset;
+        if matches!(ctx.kind(), SinkContextKind::After) && self.shown == self.max_matches {
+            // Trailing context of the last shown match still belongs with it.
+            if !self.push_line(number, '-', ctx.bytes()) {
+                self.stopped = true;
+            }
+            return Ok(true);
+        }
+        if self.shown == self.max_matches {
+            return Ok(true);
+        }
+        if !self.push_line(number, '-', ctx.bytes()) {
+            self.stop(number);
+        }
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, Self::Error> {
+        if !self.out.is_empty() {
+            self.pending_break = true;
+        }
+        Ok(true)
+    }
+}

@@ -1,0 +1,161 @@
+//! Random access to one entry's content through the chunk index, so a read costs O(slice).
+
+use std::io::Read;
+
+use crate::error::{Error, Result};
+use crate::store::{ChunkPos, Locate, Store};
+
+/// One entry's content as the store holds it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct EntryContent<'a> {
+    pub store: &'a dyn Store,
+    pub blob: i64,
+    pub bytes: u64,
+    pub chars: u64,
+    /// The last chunk's number; `None` for empty content.
+    pub last_seq: Option<u32>,
+}
+
+impl<'a> EntryContent<'a> {
+    pub fn new(store: &'a dyn Store, entry: &crate::store::Entry) -> Result<Self> {
+        let last_seq = store.locate(entry.blob, Locate::Byte(u64::MAX))?.map(|p| p.seq);
+        Ok(Self {
+            store,
+            blob: entry.blob,
+            bytes: entry.info.bytes,
+            chars: entry.info.chars,
+            last_seq,
+        })
+    }
+
+    fn locate(&self, at: Locate) -> Result<ChunkPos> {
+        self.store.locate(self.blob, at)?.ok_or_else(|| {
+            Error::Storage("the chunk index of this entry is incomplete; the entry may have been removed".into())
+        })
+    }
+
+    /// Characters `start..end` (clamped to the content).
+    pub fn chars(&self, start: u64, end: u64) -> Result<String> {
+        let end = end.min(self.chars);
+        if start >= end {
+            return Ok(String::new());
+        }
+        let pos = self.locate(Locate::Char(start))?;
+        let mut out = String::with_capacity(usize::try_from(end - start).unwrap_or(0));
+        let mut seq = pos.seq;
+        let mut char_at = pos.char_start;
+        while char_at < end {
+            let data = self.store.chunk(self.blob, seq)?;
+            let text = as_text(&data)?;
+            for (i, c) in text.chars().enumerate() {
+                let at = char_at + i as u64;
+                if at >= end {
+                    break;
+                }
+                if at >= start {
+                    out.push(c);
+                }
+            }
+            char_at += crate::preview::text::count_chars(&data);
+            seq += 1;
+        }
+        Ok(out)
+    }
+
+    /// A reader positioned at the first byte of `line` (1-based); `None` past the last line.
+    pub fn reader_at_line(&self, line: u64) -> Result<Option<ChunkReader<'a>>> {
+        if line <= 1 {
+            return Ok((self.bytes > 0).then(|| ChunkReader::new(*self, 0, 0)));
+        }
+        let newlines = line - 1;
+        let Some(pos) = self.store.locate(self.blob, Locate::AfterNewlines(newlines))? else {
+            return Ok(None);
+        };
+        let data = self.store.chunk(self.blob, pos.seq)?;
+        let wanted = usize::try_from(newlines - pos.line_start).unwrap_or(usize::MAX);
+        let Some(nl) = memchr::memchr_iter(b'\n', &data).nth(wanted.saturating_sub(1)) else {
+            return Ok(None);
+        };
+        if nl + 1 == data.len() && pos.byte_start + data.len() as u64 == self.bytes {
+            // The newline ends the content: there is no line after it.
+            return Ok(None);
+        }
+        let mut reader = ChunkReader::new(*self, pos.seq, 0);
+        reader.current = data;
+        reader.pos = nl + 1;
+        reader.loaded = true;
+        Ok(Some(reader))
+    }
+
+    /// A reader from the byte offset to the end.
+    pub fn reader_at_byte(&self, offset: u64) -> Result<ChunkReader<'a>> {
+        if offset >= self.bytes {
+            return Ok(ChunkReader::new(*self, u32::MAX, 0));
+        }
+        let pos = self.locate(Locate::Byte(offset))?;
+        Ok(ChunkReader::new(
+            *self,
+            pos.seq,
+            usize::try_from(offset - pos.byte_start).unwrap_or(0),
+        ))
+    }
+}
+
+pub(crate) fn as_text(data: &[u8]) -> Result<&str> {
+    std::str::from_utf8(data).map_err(|_| Error::Storage("a text chunk is not valid UTF-8".into()))
+}
+
+/// Streams an entry's chunks from a starting point, fetching one chunk at a time.
+#[derive(Debug)]
+pub(crate) struct ChunkReader<'a> {
+    content: EntryContent<'a>,
+    seq: u32,
+    current: Vec<u8>,
+    pos: usize,
+    loaded: bool,
+    done: bool,
+}
+
+impl<'a> ChunkReader<'a> {
+    fn new(content: EntryContent<'a>, seq: u32, pos: usize) -> Self {
+        Self {
+            content,
+            seq,
+            current: Vec::new(),
+            pos,
+            loaded: false,
+            done: content.last_seq.is_none_or(|last| seq > last),
+        }
+    }
+
+    /// Makes sure unread bytes are in `current` unless the content is exhausted.
+    fn fill(&mut self) -> Result<()> {
+        while !self.done && !(self.loaded && self.pos < self.current.len()) {
+            if self.loaded {
+                self.seq += 1;
+                self.pos = 0;
+                self.loaded = false;
+            }
+            if self.content.last_seq.is_none_or(|last| self.seq > last) {
+                self.done = true;
+                break;
+            }
+            self.current = self.content.store.chunk(self.content.blob, self.seq)?;
+            self.loaded = true;
+        }
+        Ok(())
+    }
+}
+
+impl Read for ChunkReader<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.fill().map_err(std::io::Error::other)?;
+        if self.done {
+            return Ok(0);
+        }
+        let n = buf.len().min(self.current.len() - self.pos);
+        buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
+        self.pos += n;
+        Ok(n)
+    }
+}

@@ -1,0 +1,545 @@
+//! The engine every face calls: a store, a configuration and the caller's session.
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use serde::Serialize;
+
+use crate::config::{default_store_path, Config};
+use crate::error::{Error, Result};
+use crate::ingest::{ingest, Ingested};
+use crate::model::{name_stem, now_ms, validate_name, EntryInfo, Source};
+use crate::read::{self, ReadLimits, ReadMode, ReadReply, Syntax};
+use crate::store::sqlite::SqliteStore;
+use crate::store::{
+    EntryChange, EntryWrite, GcPolicy, GcReport, ListFilter, NameChoice, Page, SearchHit, SessionStats, Store,
+    WriteCondition,
+};
+
+/// Writes between two amortized collection passes.
+const GC_EVERY_WRITES: u64 = 256;
+/// A pass on open runs at most this often (ms).
+const GC_ON_OPEN_INTERVAL_MS: i64 = 10 * 60 * 1000;
+/// Staged writes with no progress for this long are abandoned (ms).
+const STALE_WRITE_MS: i64 = 60 * 60 * 1000;
+/// Reads refresh an entry's access time at most this often (ms), so reads rarely write.
+const TOUCH_INTERVAL_MS: i64 = 60 * 1000;
+/// Largest note an edit rewrites in memory (bytes).
+pub const EDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The session used when none is given.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// A scratchpad: one store seen from one session.
+#[derive(Debug, Clone)]
+pub struct Scratchpad {
+    store: Arc<dyn Store>,
+    config: Arc<Config>,
+    session: String,
+    syntax: Syntax,
+    writes: Arc<AtomicU64>,
+}
+
+/// How long an entry lives.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Ttl {
+    /// Offloads (automatic names) get the offload TTL, named entries the note TTL.
+    #[default]
+    Default,
+    Never,
+    /// Milliseconds from now.
+    After(i64),
+}
+
+/// Options of [`Scratchpad::put`].
+#[derive(Default)]
+pub struct PutOptions<'a> {
+    /// The name; `None` picks `<tool>_<n>` (or `put_<n>`).
+    pub name: Option<String>,
+    pub source: Source,
+    pub meta: serde_json::Value,
+    pub turn: Option<String>,
+    pub ttl: Ttl,
+    pub pinned: bool,
+    pub condition: Option<WriteCondition>,
+    /// Called with the bytes read so far, about every chunk.
+    pub progress: Option<&'a mut dyn FnMut(u64)>,
+}
+
+impl std::fmt::Debug for PutOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PutOptions")
+            .field("name", &self.name)
+            .field("source", &self.source)
+            .field("turn", &self.turn)
+            .field("ttl", &self.ttl)
+            .field("pinned", &self.pinned)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options of [`Scratchpad::write`] for notes.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    pub if_version: Option<u64>,
+    pub ttl: Ttl,
+    pub pinned: Option<bool>,
+    pub turn: Option<String>,
+    pub meta: Option<serde_json::Value>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditOutcome {
+    pub entry: EntryInfo,
+    pub replacements: usize,
+}
+
+/// Session figures plus store-wide ones.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Stats {
+    pub session: String,
+    #[serde(flatten)]
+    pub figures: SessionStats,
+    /// Unique content bytes in the whole store (after dedup).
+    pub store_bytes: u64,
+    pub quota_bytes: Option<u64>,
+}
+
+impl Scratchpad {
+    /// Opens a store by URL (`sqlite:///path.db`, a plain path, or `postgres://…`) with default settings.
+    pub fn open(url: &str) -> Result<Self> {
+        Self::open_with(Some(url), Config::default())
+    }
+
+    /// Opens a store with settings. `url` overrides `config.store`; both absent means the default file.
+    pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
+        let url = url.map(str::to_owned).or_else(|| config.store.clone());
+        let store: Arc<dyn Store> = Arc::new(open_store(url.as_deref())?);
+        let session = config.session.clone().unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+        validate_name("session", &session)?;
+        let pad = Self {
+            store,
+            config: Arc::new(config),
+            session,
+            syntax: Syntax::default(),
+            writes: Arc::new(AtomicU64::new(0)),
+        };
+        pad.gc_if_due()?;
+        Ok(pad)
+    }
+
+    /// The same store seen from another session.
+    pub fn with_session(&self, session: &str) -> Result<Self> {
+        validate_name("session", session)?;
+        Ok(Self {
+            session: session.to_owned(),
+            ..self.clone()
+        })
+    }
+
+    /// The same scratchpad, spelling continuations and hints for another face.
+    pub fn with_syntax(&self, syntax: Syntax) -> Self {
+        Self {
+            syntax,
+            ..self.clone()
+        }
+    }
+
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn syntax(&self) -> &Syntax {
+        &self.syntax
+    }
+
+    /// Stores everything `input` yields, streaming, and returns the new entry.
+    pub fn put(&self, input: &mut dyn Read, opts: PutOptions<'_>) -> Result<EntryInfo> {
+        if let Some(name) = &opts.name {
+            validate_name("name", name)?;
+        }
+        if let Some(turn) = &opts.turn {
+            validate_name("turn", turn)?;
+        }
+        let ingested = ingest(self.store.as_ref(), input, &self.config.preview, opts.progress)?;
+        let auto = opts.name.is_none();
+        let name = match opts.name {
+            Some(name) => NameChoice::Given(name),
+            None => NameChoice::Auto {
+                stem: name_stem(opts.source.tool.as_deref().unwrap_or("put")),
+            },
+        };
+        let condition = opts.condition.unwrap_or(WriteCondition::Any);
+        self.commit(ingested, name, condition, opts.source, opts.meta, opts.turn, opts.ttl, auto, opts.pinned)
+    }
+
+    #[expect(clippy::too_many_arguments, reason = "one private funnel for every write")]
+    fn commit(
+        &self,
+        ingested: Ingested,
+        name: NameChoice,
+        condition: WriteCondition,
+        source: Source,
+        meta: serde_json::Value,
+        turn: Option<String>,
+        ttl: Ttl,
+        auto: bool,
+        pinned: bool,
+    ) -> Result<EntryInfo> {
+        let now = now_ms();
+        let ttl_ms = match ttl {
+            Ttl::Default if auto => self.config.offload_ttl_ms(),
+            Ttl::Default => self.config.note_ttl_ms(),
+            Ttl::Never => None,
+            Ttl::After(ms) => Some(ms),
+        };
+        let write = EntryWrite {
+            session: self.session.clone(),
+            name,
+            kind: ingested.kind,
+            preview: ingested.preview,
+            source,
+            meta,
+            turn,
+            expires_at: ttl_ms.map(|ms| now.saturating_add(ms)),
+            pinned,
+            condition,
+            search_text: ingested.search_text,
+            stats: ingested.stats,
+            now,
+        };
+        let entry = self.store.commit(&write, ingested.blob)?;
+        self.after_write()?;
+        Ok(entry.info)
+    }
+
+    /// Creates or replaces a note. Notes never expire unless a TTL is given.
+    pub fn write(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        self.write_bytes(name, text.as_bytes(), opts)
+    }
+
+    fn write_bytes(&self, name: &str, content: &[u8], opts: WriteOptions) -> Result<EntryInfo> {
+        validate_name("name", name)?;
+        let existing = self.lookup(name).ok();
+        let condition = match opts.if_version {
+            Some(v) => WriteCondition::IfVersion(v),
+            None => WriteCondition::Any,
+        };
+        // An overwrite keeps what the caller did not change.
+        let (pinned, meta, turn, source) = match &existing {
+            Some(e) => (
+                opts.pinned.unwrap_or(e.info.pinned),
+                opts.meta.unwrap_or_else(|| e.info.meta.clone()),
+                opts.turn.or_else(|| e.info.turn.clone()),
+                e.info.source.clone(),
+            ),
+            None => (
+                opts.pinned.unwrap_or(false),
+                opts.meta.unwrap_or(serde_json::Value::Null),
+                opts.turn,
+                Source::default(),
+            ),
+        };
+        let ttl = match (&existing, opts.ttl) {
+            (Some(e), Ttl::Default) => match e.info.expires_at {
+                Some(at) => Ttl::After((at - now_ms()).max(1)),
+                None => Ttl::Never,
+            },
+            (_, ttl) => ttl,
+        };
+        let mut input = content;
+        let ingested = ingest(self.store.as_ref(), &mut input, &self.config.preview, None)?;
+        self.commit(
+            ingested,
+            NameChoice::Given(name.to_owned()),
+            condition,
+            source,
+            meta,
+            turn,
+            ttl,
+            false,
+            pinned,
+        )
+    }
+
+    /// Appends text to a note (creating it when absent), atomically.
+    pub fn append(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        validate_name("name", name)?;
+        let existing = match self.lookup(name) {
+            Ok(entry) => entry,
+            Err(Error::NotFound { .. }) if opts.if_version.is_none() => {
+                return self.write(name, text, opts);
+            }
+            Err(e) => return Err(e),
+        };
+        let version = check_expected(&existing.info, opts.if_version)?;
+        if existing.info.kind == crate::model::Kind::Binary {
+            return Err(Error::WrongKind(format!(
+                "`{name}` is binary; append adds text to text entries. Write a new entry instead"
+            )));
+        }
+        let content = read::source::EntryContent::new(self.store.as_ref(), &existing)?;
+        let mut input = content.reader_at_byte(0)?.chain(text.as_bytes());
+        let ingested = ingest(self.store.as_ref(), &mut input, &self.config.preview, None)?;
+        let info = existing.info;
+        let ttl = match info.expires_at {
+            Some(at) => Ttl::After((at - now_ms()).max(1)),
+            None => Ttl::Never,
+        };
+        self.commit(
+            ingested,
+            NameChoice::Given(info.name.clone()),
+            WriteCondition::IfVersion(version),
+            info.source,
+            opts.meta.unwrap_or(info.meta),
+            opts.turn.or(info.turn),
+            if opts.ttl == Ttl::Default { ttl } else { opts.ttl },
+            false,
+            opts.pinned.unwrap_or(info.pinned),
+        )
+    }
+
+    /// Replaces `old` by `new` in a note: `old` must occur exactly once unless `replace_all`.
+    pub fn edit(
+        &self,
+        name: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        if_version: Option<u64>,
+    ) -> Result<EditOutcome> {
+        if old.is_empty() {
+            return Err(Error::invalid(
+                "the text to replace is empty; give the exact text to change (use append to add text)",
+            ));
+        }
+        let existing = self.lookup(name)?;
+        let version = check_expected(&existing.info, if_version)?;
+        let info = &existing.info;
+        if info.kind == crate::model::Kind::Binary {
+            return Err(Error::WrongKind(format!(
+                "`{}` is binary; edit changes text entries",
+                info.name
+            )));
+        }
+        if info.bytes > EDIT_MAX_BYTES {
+            return Err(Error::TooLarge(format!(
+                "`{}` is {} bytes; edit rewrites entries up to {} bytes. Write a new entry instead",
+                info.name,
+                crate::preview::thousands(info.bytes),
+                crate::preview::thousands(EDIT_MAX_BYTES)
+            )));
+        }
+        let content = read::source::EntryContent::new(self.store.as_ref(), &existing)?;
+        let mut text = String::new();
+        content.reader_at_byte(0)?.read_to_string(&mut text)?;
+        let count = text.matches(old).count();
+        let replaced = match (count, replace_all) {
+            (0, _) => {
+                return Err(Error::invalid(format!(
+                    "the text to replace does not occur in `{}`; read the note again and copy the exact text \
+                     (whitespace and line breaks count)",
+                    info.name
+                )));
+            }
+            (1, _) | (_, true) => text.replace(old, new),
+            (n, false) => {
+                return Err(Error::invalid(format!(
+                    "the text to replace occurs {n} times in `{}`; include more surrounding text to make it \
+                     unique, or pass replace_all=true",
+                    info.name
+                )));
+            }
+        };
+        let entry = self.write_bytes(
+            &info.name,
+            replaced.as_bytes(),
+            WriteOptions {
+                if_version: Some(version),
+                ..WriteOptions::default()
+            },
+        )?;
+        Ok(EditOutcome {
+            entry,
+            replacements: if replace_all { count } else { 1 },
+        })
+    }
+
+    pub fn rename(&self, name: &str, new_name: &str, if_version: Option<u64>) -> Result<EntryInfo> {
+        validate_name("name", new_name)?;
+        self.change(name, if_version, &EntryChange::Rename(new_name.to_owned()))
+    }
+
+    pub fn pin(&self, name: &str, pinned: bool, if_version: Option<u64>) -> Result<EntryInfo> {
+        self.change(name, if_version, &EntryChange::Pin(pinned))
+    }
+
+    /// Sets the lifetime from now (`None`: never expires).
+    pub fn set_ttl(&self, name: &str, ttl_ms: Option<i64>, if_version: Option<u64>) -> Result<EntryInfo> {
+        let at = ttl_ms.map(|ms| now_ms().saturating_add(ms));
+        self.change(name, if_version, &EntryChange::ExpiresAt(at))
+    }
+
+    fn change(&self, name: &str, if_version: Option<u64>, change: &EntryChange) -> Result<EntryInfo> {
+        check_key(name)?;
+        self.store.update(&self.session, name, if_version, change, now_ms())
+    }
+
+    pub fn delete(&self, name: &str, if_version: Option<u64>) -> Result<EntryInfo> {
+        check_key(name)?;
+        self.store.delete(&self.session, name, if_version)
+    }
+
+    /// Removes every entry tagged with `turn`.
+    pub fn expire_turn(&self, turn: &str) -> Result<u64> {
+        validate_name("turn", turn)?;
+        self.store.delete_turn(&self.session, turn)
+    }
+
+    /// An entry's metadata by name or id.
+    pub fn get(&self, name: &str) -> Result<EntryInfo> {
+        Ok(self.lookup(name)?.info)
+    }
+
+    fn lookup(&self, key: &str) -> Result<crate::store::Entry> {
+        check_key(key)?;
+        let now = now_ms();
+        match self.store.entry(&self.session, key, now)? {
+            Some(entry) => Ok(entry),
+            None => {
+                let names = self.store.similar_names(&self.session, key, 5, now)?;
+                Err(crate::error::not_found(&self.session, key, &names))
+            }
+        }
+    }
+
+    /// Reads part of an entry. `budget_chars` overrides the configured reply budget.
+    pub fn read(&self, name: &str, mode: &ReadMode, budget_chars: Option<usize>) -> Result<ReadReply> {
+        let entry = self.lookup(name)?;
+        let now = now_ms();
+        if now - entry.info.accessed_at > TOUCH_INTERVAL_MS {
+            self.store.touch(&self.session, &entry.info.name, now)?;
+        }
+        let limits = ReadLimits {
+            budget_chars: budget_chars.unwrap_or(self.config.read_budget_chars) as u64,
+            full_max_chars: self.config.full_max_chars as u64,
+        };
+        read::read(self.store.as_ref(), &entry, mode, limits)
+    }
+
+    /// The whole content of an entry as a stream (for exports and pass-by-reference).
+    pub fn open_content(&self, name: &str) -> Result<(EntryInfo, Box<dyn Read + '_>)> {
+        let entry = self.lookup(name)?;
+        let content = read::source::EntryContent::new(self.store.as_ref(), &entry)?;
+        let reader = content.reader_at_byte(0)?;
+        Ok((entry.info, Box::new(reader)))
+    }
+
+    /// Entries of this session, newest first.
+    pub fn list(&self, filter: &ListFilter, cursor: Option<&str>, limit: usize) -> Result<Page> {
+        if let Some(turn) = &filter.turn {
+            validate_name("turn", turn)?;
+        }
+        self.store.list(&self.session, filter, cursor, limit, now_ms())
+    }
+
+    /// Ranked full-text search over this session's entries.
+    pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>> {
+        self.store.search(&self.session, query, limit, now_ms())
+    }
+
+    pub fn stats(&self) -> Result<Stats> {
+        Ok(Stats {
+            session: self.session.clone(),
+            figures: self.store.stats(&self.session, now_ms())?,
+            store_bytes: self.store.stored_bytes()?,
+            quota_bytes: self.config.quota_bytes,
+        })
+    }
+
+    /// Expires, evicts over quota, drops abandoned writes and returns disk space, store-wide.
+    pub fn gc(&self) -> Result<GcReport> {
+        self.store.gc(&GcPolicy {
+            now: now_ms(),
+            quota_bytes: self.config.quota_bytes,
+            stale_after_ms: STALE_WRITE_MS,
+        })
+    }
+
+    fn gc_if_due(&self) -> Result<()> {
+        let due = self
+            .store
+            .last_gc_at()?
+            .is_none_or(|at| now_ms() - at > GC_ON_OPEN_INTERVAL_MS);
+        if due {
+            self.gc()?;
+        }
+        Ok(())
+    }
+
+    fn after_write(&self) -> Result<()> {
+        let writes = self.writes.fetch_add(1, Ordering::Relaxed) + 1;
+        let over_quota = match self.config.quota_bytes {
+            Some(quota) => self.store.stored_bytes()? > quota,
+            None => false,
+        };
+        if over_quota || writes % GC_EVERY_WRITES == 0 {
+            self.gc()?;
+        }
+        Ok(())
+    }
+}
+
+fn check_key(key: &str) -> Result<()> {
+    validate_name("name", key)
+}
+
+fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
+    match if_version {
+        Some(v) if v != info.version => Err(Error::Conflict(crate::error::ConflictKind::Version {
+            name: info.name.clone(),
+            expected: v,
+            current: Some(info.version),
+        })),
+        _ => Ok(info.version),
+    }
+}
+
+/// Opens the backend a URL names.
+fn open_store(url: Option<&str>) -> Result<SqliteStore> {
+    let path = match url {
+        None => default_store_path(),
+        Some(url) => parse_store_url(url)?,
+    };
+    SqliteStore::open(&path)
+}
+
+fn parse_store_url(url: &str) -> Result<PathBuf> {
+    if let Some(rest) = url.strip_prefix("sqlite://") {
+        if rest.is_empty() {
+            return Err(Error::Config(
+                "empty SQLite path; use sqlite:///absolute/path.db or sqlite://relative/path.db".into(),
+            ));
+        }
+        return Ok(PathBuf::from(rest));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Err(Error::Config(
+            "postgres support is not enabled in this build; use a sqlite:///path.db store".into(),
+        ));
+    }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Err(Error::Config(format!(
+            "unknown store scheme `{scheme}://`; use sqlite:///path.db (or a plain file path)"
+        )));
+    }
+    Ok(PathBuf::from(url))
+}

@@ -1,0 +1,242 @@
+//! The storage boundary: what a backend must do, and nothing more. Business rules (names, previews,
+//! readers, references) live above it, so a second backend only has to store and fetch.
+
+pub mod sqlite;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::Result;
+use crate::model::{EntryInfo, Kind, Source};
+
+/// Target size of a stored chunk (bytes). Text chunks end on a character boundary, so a few bytes less.
+pub const CHUNK_BYTES: usize = 256 * 1024;
+
+/// One piece of a blob, with where it starts in bytes, characters and lines (newlines before it).
+#[derive(Clone, PartialEq, Eq)]
+pub struct Chunk {
+    pub seq: u32,
+    pub byte_start: u64,
+    pub char_start: u64,
+    pub line_start: u64,
+    pub data: Vec<u8>,
+}
+
+impl fmt::Debug for Chunk {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Chunk")
+            .field("seq", &self.seq)
+            .field("byte_start", &self.byte_start)
+            .field("char_start", &self.char_start)
+            .field("line_start", &self.line_start)
+            .field("len", &self.data.len())
+            .finish()
+    }
+}
+
+/// Where a chunk sits, without its data (the sparse index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ChunkPos {
+    pub seq: u32,
+    pub byte_start: u64,
+    pub char_start: u64,
+    pub line_start: u64,
+    pub len: u64,
+}
+
+/// A position to look a chunk up by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Locate {
+    /// The chunk holding this byte offset.
+    Byte(u64),
+    /// The chunk holding this character offset.
+    Char(u64),
+    /// The last chunk that starts after fewer than this many newlines: where the text after the
+    /// n-th newline may begin (the start of line n + 1) or the chunk that holds that newline.
+    AfterNewlines(u64),
+}
+
+/// Totals of a blob's content, computed while it streamed in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlobStats {
+    /// blake3, hex.
+    pub hash: String,
+    pub bytes: u64,
+    pub chars: u64,
+    pub lines: u64,
+}
+
+/// Content on its way into the store: chunks already staged by [`Store::stage_chunks`] plus the
+/// ones still in memory.
+#[derive(Debug, Default)]
+pub struct PendingBlob {
+    pub staged: Option<i64>,
+    pub buffered: Vec<Chunk>,
+}
+
+/// How a name is chosen for a new entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum NameChoice {
+    Given(String),
+    /// `<stem>_<n>` with `n` from the session's counter, never reused.
+    Auto { stem: String },
+}
+
+/// When a write may go ahead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WriteCondition {
+    /// Create, or replace whatever is there.
+    Any,
+    /// Only if no entry has that name.
+    CreateOnly,
+    /// Only if the entry exists at this version.
+    IfVersion(u64),
+}
+
+/// Everything a store needs to commit an entry, except the content.
+#[derive(Debug, Clone)]
+pub struct EntryWrite {
+    pub session: String,
+    pub name: NameChoice,
+    pub kind: Kind,
+    pub preview: String,
+    pub source: Source,
+    pub meta: serde_json::Value,
+    pub turn: Option<String>,
+    pub expires_at: Option<i64>,
+    pub pinned: bool,
+    pub condition: WriteCondition,
+    /// Text for full-text search (bounded by the caller).
+    pub search_text: String,
+    pub stats: BlobStats,
+    pub now: i64,
+}
+
+/// A stored entry: its metadata and the blob that holds its content.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Entry {
+    pub info: EntryInfo,
+    pub blob: i64,
+}
+
+/// A change to an entry's metadata.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EntryChange {
+    Rename(String),
+    Pin(bool),
+    ExpiresAt(Option<i64>),
+}
+
+/// Filters for [`Store::list`]. Every filter narrows; the session always applies.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ListFilter {
+    pub kind: Option<Kind>,
+    pub prefix: Option<String>,
+    pub tool: Option<String>,
+    pub pinned: Option<bool>,
+    pub turn: Option<String>,
+}
+
+/// One page of a listing, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Page {
+    pub entries: Vec<EntryInfo>,
+    /// Pass back to get the next page; `None` on the last one.
+    pub next_cursor: Option<String>,
+}
+
+/// A full-text search hit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SearchHit {
+    pub entry: EntryInfo,
+    /// A short excerpt with the matched terms between `«` and `»`.
+    pub snippet: String,
+}
+
+/// Figures for one session.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SessionStats {
+    pub entries: u64,
+    pub pinned: u64,
+    pub bytes: u64,
+    pub tokens_est: u64,
+    /// Estimated tokens of the stored content minus what its previews show.
+    pub tokens_kept_out: u64,
+}
+
+/// What a collection pass should do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct GcPolicy {
+    pub now: i64,
+    /// Total stored bytes (after dedup) to get under by evicting unpinned entries, oldest access first.
+    pub quota_bytes: Option<u64>,
+    /// Staged writes without progress for this long are abandoned (ms).
+    pub stale_after_ms: i64,
+}
+
+/// What a collection pass did.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct GcReport {
+    pub expired: u64,
+    pub evicted: u64,
+    pub blobs_removed: u64,
+    pub stale_writes_removed: u64,
+    pub bytes_freed: u64,
+    /// Bytes of the store on disk before and after (0 where the backend cannot tell).
+    pub disk_bytes_before: u64,
+    pub disk_bytes_after: u64,
+}
+
+/// A storage backend. Small and storage-shaped: every method is one atomic step.
+pub trait Store: Send + Sync + fmt::Debug {
+    /// Writes chunks of a large blob before it is committed, creating the staging blob on first use.
+    /// Staged chunks are invisible until [`Store::commit`] and removed by GC when abandoned.
+    fn stage_chunks(&self, staged: &mut Option<i64>, chunks: &[Chunk]) -> Result<()>;
+    /// Drops a staged blob that will not be committed.
+    fn discard_staged(&self, staged: i64) -> Result<()>;
+    /// Atomically stores the content (deduplicated by hash) and creates or replaces the entry.
+    fn commit(&self, write: &EntryWrite, blob: PendingBlob) -> Result<Entry>;
+    /// Looks an entry up by name, then by id, within the session. Expired entries are not found.
+    fn entry(&self, session: &str, key: &str, now: i64) -> Result<Option<Entry>>;
+    /// Records a read (for LRU eviction).
+    fn touch(&self, session: &str, name: &str, now: i64) -> Result<()>;
+    /// Applies a metadata change, bumping the version.
+    fn update(
+        &self,
+        session: &str,
+        name: &str,
+        if_version: Option<u64>,
+        change: &EntryChange,
+        now: i64,
+    ) -> Result<EntryInfo>;
+    /// Removes an entry (and its blob when nothing else points at it).
+    fn delete(&self, session: &str, name: &str, if_version: Option<u64>) -> Result<EntryInfo>;
+    /// Removes every entry tagged with this turn; returns how many.
+    fn delete_turn(&self, session: &str, turn: &str) -> Result<u64>;
+    /// The chunk that holds a position, `None` past the end.
+    fn locate(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>>;
+    /// One chunk's data.
+    fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>>;
+    /// Entries of a session, newest first.
+    fn list(
+        &self,
+        session: &str,
+        filter: &ListFilter,
+        cursor: Option<&str>,
+        limit: usize,
+        now: i64,
+    ) -> Result<Page>;
+    /// Names in the session that look like `name` (for "did you mean" hints).
+    fn similar_names(&self, session: &str, name: &str, limit: usize, now: i64) -> Result<Vec<String>>;
+    /// Ranked full-text search within a session.
+    fn search(&self, session: &str, query: &str, limit: usize, now: i64) -> Result<Vec<SearchHit>>;
+    fn stats(&self, session: &str, now: i64) -> Result<SessionStats>;
+    /// Total bytes of unique content stored (what the quota counts).
+    fn stored_bytes(&self) -> Result<u64>;
+    /// When the last collection pass finished (ms), if ever.
+    fn last_gc_at(&self) -> Result<Option<i64>>;
+    /// Expires, evicts and frees space.
+    fn gc(&self, policy: &GcPolicy) -> Result<GcReport>;
+}
