@@ -163,7 +163,12 @@ mod tests {
         assert_eq!(parse_ttl("30m").unwrap(), Some(1_800_000));
         assert_eq!(parse_ttl("90").unwrap(), Some(90_000));
         assert_eq!(parse_ttl("never").unwrap(), None);
-        assert!(parse_ttl("soon").unwrap_err().to_string().contains("30m, 24h"));
+        assert!(
+            parse_ttl("soon")
+                .unwrap_err()
+                .to_string()
+                .contains("30m, 24h")
+        );
         assert!(parse_ttl("-5m").is_err());
     }
 
@@ -172,7 +177,9 @@ mod tests {
         let c: Config = toml::from_str("").unwrap();
         assert_eq!(c, Config::default());
         assert!(toml::from_str::<Config>("treshold_bytes = 5").is_err());
-        let c: Config = toml::from_str("threshold_bytes = 100\n[tools.read_file]\nthreshold_bytes = 9").unwrap();
+        let c: Config =
+            toml::from_str("threshold_bytes = 100\n[tools.read_file]\nthreshold_bytes = 9")
+                .unwrap();
         assert_eq!(c.threshold_for("read_file"), 9);
         assert_eq!(c.threshold_for("other"), 100);
     }

@@ -1,7 +1,5 @@
 //! The one error type of the engine. Every message says what was wrong and what to do next.
 
-use std::fmt;
-
 /// Result of every fallible engine call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
 
@@ -11,12 +9,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// No entry with that name or id exists in the caller's session.
-    #[error("no entry named `{name}` in session `{session}`; {hint}")]
+    #[error("{}", describe_not_found(name, session, similar, "`scratchpad_list`"))]
     NotFound {
         name: String,
         session: String,
-        /// Names that do exist (a few, closest first) or how to list them.
-        hint: String,
+        /// A few names that do exist, closest first.
+        similar: Vec<String>,
     },
     /// A name, session or turn tag breaks the naming rule.
     #[error("invalid {what} `{value}`: {rule}")]
@@ -26,7 +24,7 @@ pub enum Error {
         rule: String,
     },
     /// `if_version` did not match, or the entry already exists where it must not.
-    #[error("{0}")]
+    #[error("{}", .0.describe(|v| format!("if_version={v}")))]
     Conflict(ConflictKind),
     /// Arguments that cannot be honoured (bad range, bad regex, jq syntax error, …).
     #[error("{0}")]
@@ -43,6 +41,9 @@ pub enum Error {
     /// The database said no. The store URL is never part of the message (it may hold a password).
     #[error("storage error: {0}")]
     Storage(String),
+    /// The entry was replaced or removed while it was being read; reading it again gives a whole version.
+    #[error("`{0}` changed while it was read; read it again")]
+    Raced(String),
     /// Reading the input failed.
     #[error("i/o error: {0}")]
     Io(#[from] std::io::Error),
@@ -62,33 +63,57 @@ pub enum ConflictKind {
     Exists { name: String, version: u64 },
 }
 
-impl fmt::Display for ConflictKind {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl ConflictKind {
+    /// The message, spelling the version argument the way the caller's face does.
+    pub fn describe(&self, if_version: impl Fn(u64) -> String) -> String {
         match self {
             Self::Version {
                 name,
                 expected,
                 current: Some(current),
-            } => write!(
-                f,
+            } => format!(
                 "version conflict on `{name}`: expected version {expected}, current version is {current}; \
-                 read it again and retry with if_version={current}"
+                 read it again and retry with {}",
+                if_version(*current)
             ),
             Self::Version {
                 name,
                 expected,
                 current: None,
-            } => write!(
-                f,
+            } => format!(
                 "version conflict on `{name}`: expected version {expected}, but the entry does not exist; \
-                 write it without if_version to create it"
+                 write it without {} to create it",
+                if_version(*expected)
+                    .split(['=', ' '])
+                    .next()
+                    .unwrap_or("if_version")
             ),
-            Self::Exists { name, version } => write!(
-                f,
-                "an entry named `{name}` already exists (version {version}); pass if_version={version} \
-                 to overwrite it or choose another name"
+            Self::Exists { name, version } => format!(
+                "an entry named `{name}` already exists (version {version}); pass {} \
+                 to overwrite it or choose another name",
+                if_version(*version)
             ),
         }
+    }
+}
+
+/// The not-found message; `list_call` is how the caller's face lists a session.
+pub fn describe_not_found(
+    name: &str,
+    session: &str,
+    similar: &[String],
+    list_call: &str,
+) -> String {
+    if similar.is_empty() {
+        format!(
+            "no entry named `{name}` in session `{session}`, which has no entries yet; {list_call} shows what exists"
+        )
+    } else {
+        let shown: Vec<String> = similar.iter().map(|n| format!("`{n}`")).collect();
+        format!(
+            "no entry named `{name}` in session `{session}`; existing names include {}; {list_call} shows them all",
+            shown.join(", ")
+        )
     }
 }
 
@@ -106,16 +131,10 @@ impl Error {
 
 /// The not-found error, naming the closest existing names.
 pub(crate) fn not_found(session: &str, key: &str, names: &[String]) -> Error {
-    let hint = if names.is_empty() {
-        "the session has no entries yet; list shows what exists".to_owned()
-    } else {
-        let shown: Vec<String> = names.iter().map(|n| format!("`{n}`")).collect();
-        format!("existing names include {}; list shows them all", shown.join(", "))
-    };
     Error::NotFound {
         name: key.to_owned(),
         session: session.to_owned(),
-        hint,
+        similar: names.to_vec(),
     }
 }
 
@@ -132,7 +151,8 @@ pub(crate) fn closest_names(key: &str, names: Vec<String>, limit: usize) -> Vec<
                 .zip(lower.bytes())
                 .take_while(|(a, b)| a == b)
                 .count();
-            let contains = usize::from(name.to_ascii_lowercase().contains(&lower) && !lower.is_empty());
+            let contains =
+                usize::from(name.to_ascii_lowercase().contains(&lower) && !lower.is_empty());
             (usize::MAX - (common + contains * 64), recency, name)
         })
         .collect();

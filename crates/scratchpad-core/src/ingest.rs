@@ -3,12 +3,14 @@
 
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read};
-use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 
 use crate::error::Result;
 use crate::model::Kind;
-use crate::preview::{binary_preview, json_shape_preview, sniff_mime, PreviewConfig, TextPreviewBuilder};
-use crate::store::{BlobStats, Chunk, PendingBlob, Store, CHUNK_BYTES};
+use crate::preview::{
+    PreviewConfig, TextPreviewBuilder, binary_preview, json_shape_preview, sniff_mime,
+};
+use crate::store::{BlobStats, CHUNK_BYTES, Chunk, PendingBlob, Store};
 
 /// Chunks held in memory before they are staged in the store (bytes). Inputs up to this size are
 /// committed in one transaction, and deduplicated before anything is written.
@@ -43,14 +45,16 @@ pub(crate) fn ingest(
         let pass = Pass::new(store, config, &mut staged);
         pass.run(input, progress, |rx| {
             let budget = config.json_chars;
-            scope.spawn(move || json_shape_preview(ChannelReader::new(rx), budget).ok().flatten())
+            scope.spawn(move || {
+                json_shape_preview(ChannelReader::new(rx), budget)
+                    .ok()
+                    .flatten()
+            })
         })
     });
-    if result.is_err() {
-        if let Some(id) = staged {
-            // Best effort: GC removes abandoned staging later if this fails too.
-            let _ = store.discard_staged(id);
-        }
+    if let (Err(_), Some(id)) = (&result, staged) {
+        // Best effort: GC removes abandoned staging later if this fails too.
+        let _ = store.discard_staged(id);
     }
     result
 }
@@ -61,6 +65,7 @@ struct Pass<'a> {
     staged: &'a mut Option<i64>,
     hasher: blake3::Hasher,
     pending: Vec<u8>,
+    filled: usize,
     buffered: Vec<Chunk>,
     buffered_bytes: usize,
     seq: u32,
@@ -85,7 +90,8 @@ impl<'a> Pass<'a> {
             config,
             staged,
             hasher: blake3::Hasher::new(),
-            pending: Vec::with_capacity(CHUNK_BYTES),
+            pending: vec![0; CHUNK_BYTES],
+            filled: 0,
             buffered: Vec::new(),
             buffered_bytes: 0,
             seq: 0,
@@ -116,25 +122,19 @@ impl<'a> Pass<'a> {
         let mut json_worker = None;
         let mut spawn_json = Some(spawn_json);
         loop {
-            let start = self.pending.len();
-            self.pending.resize(CHUNK_BYTES, 0);
+            // `pending` stays CHUNK_BYTES long; `filled` marks how much of it holds input.
+            let start = self.filled;
             let n = match input.read(&mut self.pending[start..]) {
                 Ok(n) => n,
-                Err(e) if e.kind() == ErrorKind::Interrupted => {
-                    self.pending.truncate(start);
-                    continue;
-                }
-                Err(e) => {
-                    self.pending.truncate(start);
-                    return Err(e.into());
-                }
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e.into()),
             };
-            self.pending.truncate(start + n);
+            self.filled += n;
             if n == 0 {
                 break;
             }
             if self.first_non_ws.is_none() {
-                self.first_non_ws = self.pending[start..]
+                self.first_non_ws = self.pending[start..self.filled]
                     .iter()
                     .copied()
                     .find(|b| !b.is_ascii_whitespace());
@@ -148,19 +148,26 @@ impl<'a> Pass<'a> {
                     spawn_json = None;
                 }
             }
-            if self.pending.len() == CHUNK_BYTES {
-                let cut = if self.utf8 { char_cut(&self.pending) } else { CHUNK_BYTES };
-                let rest = self.pending.split_off(cut);
-                let data = std::mem::replace(&mut self.pending, rest);
-                self.pending.reserve(CHUNK_BYTES - self.pending.len());
+            if self.filled == CHUNK_BYTES {
+                let cut = if self.utf8 {
+                    char_cut(&self.pending)
+                } else {
+                    CHUNK_BYTES
+                };
+                let mut next = vec![0; CHUNK_BYTES];
+                next[..CHUNK_BYTES - cut].copy_from_slice(&self.pending[cut..]);
+                let mut data = std::mem::replace(&mut self.pending, next);
+                data.truncate(cut);
+                self.filled = CHUNK_BYTES - cut;
                 self.emit(data)?;
                 if let Some(report) = progress.as_mut() {
                     report(self.bytes);
                 }
             }
         }
-        if !self.pending.is_empty() {
-            let data = std::mem::take(&mut self.pending);
+        if self.filled > 0 {
+            let mut data = std::mem::take(&mut self.pending);
+            data.truncate(self.filled);
             self.emit(data)?;
         }
         if let Some(report) = progress.as_mut() {
@@ -192,11 +199,11 @@ impl<'a> Pass<'a> {
         if self.utf8 && !self.has_nul {
             self.keep_search_text(&data);
         }
-        if let Some(tx) = &self.json {
-            if tx.send(data.clone()).is_err() {
-                // The worker stopped early: the content is not a JSON document.
-                self.json = None;
-            }
+        if let Some(tx) = &self.json
+            && tx.send(data.clone()).is_err()
+        {
+            // The worker stopped early: the content is not a JSON document.
+            self.json = None;
         }
         self.last_byte = data.last().copied();
         let chunk = Chunk {
@@ -244,7 +251,11 @@ impl<'a> Pass<'a> {
             lines: if binary {
                 0
             } else {
-                crate::preview::text::line_count(self.newlines, self.chars, self.last_byte == Some(b'\n'))
+                crate::preview::text::line_count(
+                    self.newlines,
+                    self.chars,
+                    self.last_byte == Some(b'\n'),
+                )
             },
         };
         let blob = PendingBlob {
@@ -262,7 +273,11 @@ impl<'a> Pass<'a> {
             });
         }
         let text = self.text.finish();
-        let kind = if json_shape.is_some() { Kind::Json } else { Kind::Text };
+        let kind = if json_shape.is_some() {
+            Kind::Json
+        } else {
+            Kind::Text
+        };
         let preview = match json_shape {
             Some(shape) if !text.complete => shape,
             _ => text.text,

@@ -53,8 +53,10 @@ pub mod store;
 pub use config::Config;
 pub use error::{ConflictKind, Error, Result};
 pub use model::{EntryInfo, Kind, Source};
-pub use offload::{hint, Observation, ObservationContent, Offload, OffloadedObservation};
+pub use offload::{Observation, ObservationContent, Offload, OffloadedObservation, hint};
 pub use read::{ReadMode, ReadReply, Syntax};
 pub use reference::RESOLVE_MAX_BYTES;
-pub use scratchpad::{EditOutcome, PutOptions, Scratchpad, Stats, Ttl, WriteOptions, DEFAULT_SESSION};
+pub use scratchpad::{
+    DEFAULT_SESSION, EditOutcome, PutOptions, Scratchpad, Stats, Ttl, WriteOptions,
+};
 pub use store::{GcReport, ListFilter, Page, SearchHit, SessionStats, WriteCondition};

@@ -197,7 +197,17 @@ mod tests {
         for good in ["a", "read_file_3", "Plan.v2", "x-y", &"a".repeat(128)] {
             assert!(validate_name("name", good).is_ok(), "{good}");
         }
-        for bad in ["", "_a", ".a", "a/b", "a..b", "a\0b", "é", &"a".repeat(129), "a b"] {
+        for bad in [
+            "",
+            "_a",
+            ".a",
+            "a/b",
+            "a..b",
+            "a\0b",
+            "é",
+            &"a".repeat(129),
+            "a b",
+        ] {
             let err = validate_name("name", bad).unwrap_err().to_string();
             assert!(err.contains("1 to 128 characters"), "{err}");
         }

@@ -80,6 +80,10 @@ pub struct OffloadedObservation {
 
 /// The outcome of [`Scratchpad::offload`].
 #[derive(Debug, Clone, PartialEq)]
+#[expect(
+    clippy::large_enum_variant,
+    reason = "one value per tool call, moved once, never stored in bulk"
+)]
 pub enum Offload {
     /// Small enough: the observation as it was; `saved` when a name asked for it to be kept anyway.
     Inline {

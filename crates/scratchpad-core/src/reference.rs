@@ -53,7 +53,12 @@ impl Scratchpad {
         use serde_json::Value;
         Ok(match value {
             Value::String(s) if s.contains("{{") => Value::String(self.resolve(s)?),
-            Value::Array(items) => Value::Array(items.iter().map(|v| self.resolve_json(v)).collect::<Result<_>>()?),
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.resolve_json(v))
+                    .collect::<Result<_>>()?,
+            ),
             Value::Object(map) => Value::Object(
                 map.iter()
                     .map(|(k, v)| Ok((k.clone(), self.resolve_json(v)?)))
@@ -85,10 +90,14 @@ impl Scratchpad {
             }
             let (_, mut reader) = self.open_content(name)?;
             let mut text = String::new();
-            reader.read_to_string(&mut text)?;
+            reader
+                .read_to_string(&mut text)
+                .map_err(crate::read::source::from_io)?;
             return Ok(text);
         };
-        let (key, value) = selector.split_once('=').ok_or_else(|| bad_selector(selector))?;
+        let (key, value) = selector
+            .split_once('=')
+            .ok_or_else(|| bad_selector(selector))?;
         match key {
             "lines" => {
                 let (from, to) = parse_span(value).ok_or_else(|| bad_selector(selector))?;
@@ -104,11 +113,24 @@ impl Scratchpad {
             "range" => {
                 let (start, end) = parse_span(value).ok_or_else(|| bad_selector(selector))?;
                 Ok(self
-                    .read(name, &ReadMode::Range { start, end: Some(end) }, unbounded)?
+                    .read(
+                        name,
+                        &ReadMode::Range {
+                            start,
+                            end: Some(end),
+                        },
+                        unbounded,
+                    )?
                     .text)
             }
             "json" => {
-                let reply = self.read(name, &ReadMode::Json { query: value.to_owned() }, unbounded)?;
+                let reply = self.read(
+                    name,
+                    &ReadMode::Json {
+                        query: value.to_owned(),
+                    },
+                    unbounded,
+                )?;
                 let text = reply.text.trim_end().to_owned();
                 // A single string result goes in raw, as `jq -r` would print it.
                 Ok(match serde_json::from_str::<serde_json::Value>(&text) {

@@ -2,20 +2,20 @@
 
 use std::io::Read;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 
-use crate::config::{default_store_path, Config};
+use crate::config::{Config, default_store_path};
 use crate::error::{Error, Result};
-use crate::ingest::{ingest, Ingested};
-use crate::model::{name_stem, now_ms, validate_name, EntryInfo, Source};
+use crate::ingest::{Ingested, ingest};
+use crate::model::{EntryInfo, Source, name_stem, now_ms, validate_name};
 use crate::read::{self, ReadLimits, ReadMode, ReadReply, Syntax};
 use crate::store::sqlite::SqliteStore;
 use crate::store::{
-    EntryChange, EntryWrite, GcPolicy, GcReport, ListFilter, NameChoice, Page, SearchHit, SessionStats, Store,
-    WriteCondition,
+    EntryChange, EntryWrite, GcPolicy, GcReport, ListFilter, NameChoice, Page, SearchHit,
+    SessionStats, Store, WriteCondition,
 };
 
 /// Writes between two amortized collection passes.
@@ -119,7 +119,10 @@ impl Scratchpad {
     pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
         let url = url.map(str::to_owned).or_else(|| config.store.clone());
         let store: Arc<dyn Store> = Arc::new(open_store(url.as_deref())?);
-        let session = config.session.clone().unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+        let session = config
+            .session
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
         validate_name("session", &session)?;
         let pad = Self {
             store,
@@ -169,7 +172,12 @@ impl Scratchpad {
         if let Some(turn) = &opts.turn {
             validate_name("turn", turn)?;
         }
-        let ingested = ingest(self.store.as_ref(), input, &self.config.preview, opts.progress)?;
+        let ingested = ingest(
+            self.store.as_ref(),
+            input,
+            &self.config.preview,
+            opts.progress,
+        )?;
         let auto = opts.name.is_none();
         let name = match opts.name {
             Some(name) => NameChoice::Given(name),
@@ -178,10 +186,23 @@ impl Scratchpad {
             },
         };
         let condition = opts.condition.unwrap_or(WriteCondition::Any);
-        self.commit(ingested, name, condition, opts.source, opts.meta, opts.turn, opts.ttl, auto, opts.pinned)
+        self.commit(
+            ingested,
+            name,
+            condition,
+            opts.source,
+            opts.meta,
+            opts.turn,
+            opts.ttl,
+            auto,
+            opts.pinned,
+        )
     }
 
-    #[expect(clippy::too_many_arguments, reason = "one private funnel for every write")]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "one private funnel for every write"
+    )]
     fn commit(
         &self,
         ingested: Ingested,
@@ -301,7 +322,11 @@ impl Scratchpad {
             info.source,
             opts.meta.unwrap_or(info.meta),
             opts.turn.or(info.turn),
-            if opts.ttl == Ttl::Default { ttl } else { opts.ttl },
+            if opts.ttl == Ttl::Default {
+                ttl
+            } else {
+                opts.ttl
+            },
             false,
             opts.pinned.unwrap_or(info.pinned),
         )
@@ -340,7 +365,10 @@ impl Scratchpad {
         }
         let content = read::source::EntryContent::new(self.store.as_ref(), &existing)?;
         let mut text = String::new();
-        content.reader_at_byte(0)?.read_to_string(&mut text)?;
+        content
+            .reader_at_byte(0)?
+            .read_to_string(&mut text)
+            .map_err(read::source::from_io)?;
         let count = text.matches(old).count();
         let replaced = match (count, replace_all) {
             (0, _) => {
@@ -354,8 +382,9 @@ impl Scratchpad {
             (n, false) => {
                 return Err(Error::invalid(format!(
                     "the text to replace occurs {n} times in `{}`; include more surrounding text to make it \
-                     unique, or pass replace_all=true",
-                    info.name
+                     unique, or pass {} to replace every occurrence",
+                    info.name,
+                    self.syntax.flag("replace_all", "true")
                 )));
             }
         };
@@ -383,14 +412,25 @@ impl Scratchpad {
     }
 
     /// Sets the lifetime from now (`None`: never expires).
-    pub fn set_ttl(&self, name: &str, ttl_ms: Option<i64>, if_version: Option<u64>) -> Result<EntryInfo> {
+    pub fn set_ttl(
+        &self,
+        name: &str,
+        ttl_ms: Option<i64>,
+        if_version: Option<u64>,
+    ) -> Result<EntryInfo> {
         let at = ttl_ms.map(|ms| now_ms().saturating_add(ms));
         self.change(name, if_version, &EntryChange::ExpiresAt(at))
     }
 
-    fn change(&self, name: &str, if_version: Option<u64>, change: &EntryChange) -> Result<EntryInfo> {
+    fn change(
+        &self,
+        name: &str,
+        if_version: Option<u64>,
+        change: &EntryChange,
+    ) -> Result<EntryInfo> {
         check_key(name)?;
-        self.store.update(&self.session, name, if_version, change, now_ms())
+        self.store
+            .update(&self.session, name, if_version, change, now_ms())
     }
 
     pub fn delete(&self, name: &str, if_version: Option<u64>) -> Result<EntryInfo> {
@@ -422,7 +462,29 @@ impl Scratchpad {
     }
 
     /// Reads part of an entry. `budget_chars` overrides the configured reply budget.
-    pub fn read(&self, name: &str, mode: &ReadMode, budget_chars: Option<usize>) -> Result<ReadReply> {
+    pub fn read(
+        &self,
+        name: &str,
+        mode: &ReadMode,
+        budget_chars: Option<usize>,
+    ) -> Result<ReadReply> {
+        // A concurrent overwrite can free the content between lookup and read: look again and retry.
+        let mut tries = 0;
+        loop {
+            match self.read_once(name, mode, budget_chars) {
+                Err(Error::Raced(_)) if tries < 5 => tries += 1,
+                Err(Error::Raced(_)) => return Err(Error::Raced(name.to_owned())),
+                other => return other,
+            }
+        }
+    }
+
+    fn read_once(
+        &self,
+        name: &str,
+        mode: &ReadMode,
+        budget_chars: Option<usize>,
+    ) -> Result<ReadReply> {
         let entry = self.lookup(name)?;
         let now = now_ms();
         if now - entry.info.accessed_at > TOUCH_INTERVAL_MS {
@@ -431,6 +493,7 @@ impl Scratchpad {
         let limits = ReadLimits {
             budget_chars: budget_chars.unwrap_or(self.config.read_budget_chars) as u64,
             full_max_chars: self.config.full_max_chars as u64,
+            syntax: &self.syntax,
         };
         read::read(self.store.as_ref(), &entry, mode, limits)
     }
@@ -448,7 +511,8 @@ impl Scratchpad {
         if let Some(turn) = &filter.turn {
             validate_name("turn", turn)?;
         }
-        self.store.list(&self.session, filter, cursor, limit, now_ms())
+        self.store
+            .list(&self.session, filter, cursor, limit, now_ms())
     }
 
     /// Ranked full-text search over this session's entries.
@@ -491,7 +555,7 @@ impl Scratchpad {
             Some(quota) => self.store.stored_bytes()? > quota,
             None => false,
         };
-        if over_quota || writes % GC_EVERY_WRITES == 0 {
+        if over_quota || writes.is_multiple_of(GC_EVERY_WRITES) {
             self.gc()?;
         }
         Ok(())
@@ -526,7 +590,8 @@ fn parse_store_url(url: &str) -> Result<PathBuf> {
     if let Some(rest) = url.strip_prefix("sqlite://") {
         if rest.is_empty() {
             return Err(Error::Config(
-                "empty SQLite path; use sqlite:///absolute/path.db or sqlite://relative/path.db".into(),
+                "empty SQLite path; use sqlite:///absolute/path.db or sqlite://relative/path.db"
+                    .into(),
             ));
         }
         return Ok(PathBuf::from(rest));

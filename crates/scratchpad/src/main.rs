@@ -1,1 +1,120 @@
-fn main(){}
+//! `scratchpad`: store whole tool outputs, show previews, read slices, keep notes — from a shell.
+
+mod cli;
+mod commands;
+mod format;
+mod progress;
+mod ranges;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser as _;
+use scratchpad_core::{Config, DEFAULT_SESSION, Scratchpad, Syntax};
+
+use cli::{Cli, Command};
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        // `scratchpad read big | head` closes our stdout early; that is the reader's choice, not a failure.
+        Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
+        Err(err) => {
+            let _ = writeln!(std::io::stderr(), "error: {}", describe(&err));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        let io = cause.downcast_ref::<std::io::Error>().or_else(|| {
+            match cause.downcast_ref::<scratchpad_core::Error>() {
+                Some(scratchpad_core::Error::Io(io)) => Some(io),
+                _ => None,
+            }
+        });
+        io.is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+/// The message for a failure, spelling structured engine errors the way a shell user types them.
+fn describe(err: &anyhow::Error) -> String {
+    use scratchpad_core::Error;
+    let spelled = err
+        .chain()
+        .find_map(|cause| match cause.downcast_ref::<Error>()? {
+            Error::NotFound {
+                name,
+                session,
+                similar,
+            } => Some(scratchpad_core::error::describe_not_found(
+                name,
+                session,
+                similar,
+                "`scratchpad ls`",
+            )),
+            Error::Conflict(kind) => Some(kind.describe(|v| format!("--if-version {v}"))),
+            _ => None,
+        });
+    spelled.unwrap_or_else(|| format!("{err:#}"))
+}
+
+/// What every command gets: the scratchpad, the output format and stdout.
+#[derive(Debug)]
+pub struct Ctx {
+    pub pad: Scratchpad,
+    pub json: bool,
+    pub out: std::io::StdoutLock<'static>,
+}
+
+impl Ctx {
+    /// Prints a value as one JSON document.
+    pub fn print_json(&mut self, value: &impl serde::Serialize) -> anyhow::Result<()> {
+        serde_json::to_writer_pretty(&mut self.out, value)?;
+        writeln!(self.out)?;
+        Ok(())
+    }
+}
+
+fn run(cli: Cli) -> anyhow::Result<u8> {
+    let config = Config::load(cli.global.config.as_deref())?;
+    // Flag and env beat the file; the engine reads the file's store when no URL is given.
+    let session = cli
+        .global
+        .session
+        .clone()
+        .or_else(|| config.session.clone())
+        .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+    let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?
+        .with_session(&session)?
+        .with_syntax(Syntax::Cli);
+    let mut ctx = Ctx {
+        pad,
+        json: cli.global.json,
+        out: std::io::stdout().lock(),
+    };
+    let code = match cli.command {
+        Command::Put(args) => commands::put::put(&mut ctx, args)?,
+        Command::Run(args) => commands::run::run(&mut ctx, args)?,
+        Command::Read(args) => commands::read::read(&mut ctx, args)?,
+        Command::Show(args) => commands::inspect::show(&mut ctx, &args)?,
+        Command::Ls(args) => commands::inspect::ls(&mut ctx, args)?,
+        Command::Search(args) => commands::inspect::search(&mut ctx, &args)?,
+        Command::Stats => commands::inspect::stats(&mut ctx)?,
+        Command::Gc => commands::inspect::gc(&mut ctx)?,
+        Command::Write(args) => commands::notes::write(&mut ctx, args)?,
+        Command::Append(args) => commands::notes::append(&mut ctx, args)?,
+        Command::Edit(args) => commands::notes::edit(&mut ctx, &args)?,
+        Command::Mv(args) => commands::notes::mv(&mut ctx, &args)?,
+        Command::Rm(args) => commands::notes::rm(&mut ctx, &args)?,
+        Command::Pin(args) => commands::notes::pin(&mut ctx, &args, true)?,
+        Command::Unpin(args) => commands::notes::pin(&mut ctx, &args, false)?,
+        Command::Ttl(args) => commands::notes::ttl(&mut ctx, &args)?,
+        Command::ExpireTurn(args) => commands::notes::expire_turn(&mut ctx, &args)?,
+        Command::Resolve(args) => commands::notes::resolve(&mut ctx, args)?,
+    };
+    ctx.out.flush()?;
+    Ok(code)
+}

@@ -1,4 +1,1528 @@
-// TEMPORARY STUB (to be replaced by the real module)
-pub fn json_shape_preview(input: impl std::io::Read, _budget_chars: usize) -> std::io::Result<Option<String>> {
-    Ok(serde_json::from_reader::<_, serde_json::Value>(input).ok().map(|v| format!("JSON {}", if v.is_object() {"object"} else {"value"})))
+//! Shape previews of JSON documents, computed while streaming.
+//!
+//! Stored documents can be 100 MB–1 GB, so the document is never built in
+//! memory: serde_json drives a visitor that folds every value into a bounded
+//! summary ([`Slot`] tree) and skips what the summary cannot use. The tree is
+//! bounded by constants (tracked depth, keys per object, samples per array),
+//! not by the document.
+//!
+//! Values at the same position are merged: all items of an array share one
+//! summary, so `[{"id": 1}, {"id": 2}]` is described once as
+//! "object{1}" with `"id": number 1..2`.
+//!
+//! Nesting depth is not limited: only the first [`TRACK_DEPTH`] levels are
+//! visited recursively; deeper values are skipped by serde_json's iterative
+//! `IgnoredAny` path, which has no recursion limit, so even a document nested
+//! 100,000 levels deep gets a preview.
+//!
+//! Known memory exceptions (transient, proportional to one value): a single
+//! huge string at a tracked level is buffered whole by serde_json to report
+//! its length, and skipping deep nesting costs one byte per level.
+//!
+//! Numbers outside the f64 range (e.g. `1e400`) at tracked levels make
+//! serde_json reject the document, so it is previewed as text.
+
+use std::cell::Cell;
+use std::collections::HashSet;
+use std::fmt;
+use std::io::{self, BufReader, Read};
+
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+
+use super::binary::thousands;
+
+/// Read buffer in front of the input (bytes); serde_json reads byte by byte.
+const READ_BUFFER_BYTES: usize = 64 * 1024;
+
+/// Levels summarised below the root (levels). Values at this depth report
+/// only type and size; their contents are skipped. Array items count as a
+/// level, so `{"data": [{"attributes": {"name": …}}]}` is described down to
+/// the type of `name`.
+const TRACK_DEPTH: u32 = 4;
+
+/// Object keys summarised per document (count). With the other limits this
+/// bounds the summary to a few MB whatever the document's width and depth;
+/// keys beyond it are only counted.
+const MAX_TRACKED_SLOTS: usize = 5_000;
+
+/// Objects this shallow track their keys whatever is left of
+/// [`MAX_TRACKED_SLOTS`] (levels): they form the outline that matters most,
+/// and hold at most 20 + 20 × 20 keys.
+const OUTLINE_DEPTH: u32 = 2;
+
+/// Names of untracked keys stored per document to count them (count).
+const MAX_COUNTED_NAMES: usize = 5_000;
+
+/// Keys remembered per object position, in order of first appearance (count).
+const MAX_TRACKED_KEYS: usize = 20;
+
+/// Further distinct key names counted per object position (count); beyond
+/// it the preview says "≥ N more keys".
+const MAX_COUNTED_OTHER_KEYS: usize = 256;
+
+/// Longest key name kept (chars); longer names are cut, and names sharing a
+/// cut prefix are merged.
+const MAX_KEY_CHARS: usize = 64;
+
+/// Longest sample value kept (chars).
+const MAX_SAMPLE_CHARS: usize = 40;
+
+/// Leading samples kept per array (count); the last one is kept as well.
+const FIRST_SAMPLES: usize = 3;
+
+/// Distinct string values counted per position to spot enum-like fields
+/// such as `status` (count).
+const MAX_ENUM_VALUES: usize = 8;
+
+/// Longest string still treated as a possible enum value (chars).
+const MAX_ENUM_VALUE_CHARS: usize = 24;
+
+/// Fields whose values identify array items, in order of preference.
+const ID_FIELDS: [&str; 8] = [
+    "id", "name", "title", "key", "path", "url", "type", "status",
+];
+
+/// Indentation per nesting level of the preview (chars).
+const INDENT: &str = "  ";
+
+/// Summarises a JSON document read from `input` as its shape. Returns Ok(None) if the input is not a single valid JSON document (then the caller treats it as text).
+///
+/// The result has at most `budget_chars` characters. When the full summary
+/// is longer, less detailed summaries are tried (fewer keys, fewer levels, no
+/// samples); if even the tersest one is too long it is cut after a whole
+/// line and ends with a "…" line.
+///
+/// Errors are the reader's own I/O errors; malformed JSON is `Ok(None)`.
+pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<Option<String>> {
+    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input);
+    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let mut root = Slot::default();
+    let budget = Budget {
+        slots_left: Cell::new(MAX_TRACKED_SLOTS),
+        names_left: Cell::new(MAX_COUNTED_NAMES),
+    };
+    let seed = ValueSeed {
+        slot: &mut root,
+        depth: 0,
+        budget: &budget,
+        sample: None,
+        ids: None,
+    };
+    match seed
+        .deserialize(&mut deserializer)
+        .and_then(|()| deserializer.end())
+    {
+        Ok(()) => Ok(Some(render(&root, budget_chars))),
+        Err(error) if error.is_io() => Err(error.into()),
+        Err(_) => Ok(None),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Summary model
+
+/// Everything seen at one position of the document (merged over array items).
+#[derive(Debug, Default)]
+struct Slot {
+    nulls: u64,
+    trues: u64,
+    falses: u64,
+    num: Option<NumStats>,
+    str: Option<StrStats>,
+    arr: Option<Box<ArrStats>>,
+    obj: Option<Box<ObjStats>>,
+}
+
+#[derive(Debug, Clone, Copy)]
+enum NumVal {
+    I64(i64),
+    U64(u64),
+    F64(f64),
+}
+
+#[derive(Debug)]
+struct NumStats {
+    count: u64,
+    min: NumVal,
+    max: NumVal,
+}
+
+#[derive(Debug)]
+struct StrStats {
+    count: u64,
+    min_chars: u64,
+    max_chars: u64,
+    first: Text,
+    /// Distinct values with their counts while they stay few and short;
+    /// `None` once the field proved not to be enum-like.
+    enum_values: Option<Vec<(String, u64)>>,
+}
+
+#[derive(Debug, Default)]
+struct ArrStats {
+    count: u64,
+    min_len: u64,
+    max_len: u64,
+    /// False at [`TRACK_DEPTH`], where items are only counted.
+    tracked: bool,
+    items: Slot,
+    /// Scalar items (first few and last).
+    values: Samples,
+    /// Values of identifying fields of object items, per [`ID_FIELDS`] entry.
+    ids: IdSamples,
+}
+
+type IdSamples = [Samples; ID_FIELDS.len()];
+
+#[derive(Debug, Default)]
+struct ObjStats {
+    count: u64,
+    min_keys: u64,
+    max_keys: u64,
+    /// False at [`TRACK_DEPTH`], where keys are only counted.
+    tracked: bool,
+    keys: Vec<KeyEntry>,
+    /// Distinct names of keys beyond [`MAX_TRACKED_KEYS`].
+    other_keys: HashSet<String>,
+    other_keys_overflow: bool,
+}
+
+#[derive(Debug)]
+struct KeyEntry {
+    name: Text,
+    id_field: Option<usize>,
+    present: u64,
+    slot: Slot,
+}
+
+/// A string cut to a maximum length, remembering whether it was cut.
+#[derive(Debug, Clone, Default)]
+struct Text {
+    text: String,
+    cut: bool,
+}
+
+impl Text {
+    fn new(s: &str, max_chars: usize) -> Self {
+        let mut text = Self::default();
+        text.set(s, max_chars);
+        text
+    }
+
+    /// Reuses the allocation: this runs once per array item.
+    fn set(&mut self, s: &str, max_chars: usize) {
+        let (kept, cut) = cut_chars(s, max_chars);
+        self.text.clear();
+        self.text.push_str(kept);
+        self.cut = cut;
+    }
+
+    fn quoted(&self) -> String {
+        quote(&self.text, self.cut)
+    }
+}
+
+#[derive(Debug, Clone)]
+enum Sample {
+    Null,
+    Bool(bool),
+    Num(NumVal),
+    Str(Text),
+    Array,
+    Object,
+}
+
+/// The first [`FIRST_SAMPLES`] values seen at a position, and the last one.
+#[derive(Debug, Default)]
+struct Samples {
+    count: u64,
+    first: Vec<Sample>,
+    last: Option<Sample>,
+}
+
+impl Samples {
+    fn record(&mut self, sample: Sample) {
+        self.count += 1;
+        if self.first.len() < FIRST_SAMPLES {
+            self.first.push(sample);
+        } else {
+            self.last = Some(sample);
+        }
+    }
+
+    fn record_str(&mut self, s: &str) {
+        if self.first.len() < FIRST_SAMPLES {
+            self.record(Sample::Str(Text::new(s, MAX_SAMPLE_CHARS)));
+            return;
+        }
+        self.count += 1;
+        match &mut self.last {
+            Some(Sample::Str(text)) => text.set(s, MAX_SAMPLE_CHARS),
+            last => *last = Some(Sample::Str(Text::new(s, MAX_SAMPLE_CHARS))),
+        }
+    }
+}
+
+impl NumVal {
+    fn as_f64(self) -> f64 {
+        match self {
+            Self::I64(i) => i as f64,
+            Self::U64(u) => u as f64,
+            Self::F64(f) => f,
+        }
+    }
+}
+
+impl fmt::Display for NumVal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::I64(i) => write!(f, "{i}"),
+            Self::U64(u) => write!(f, "{u}"),
+            // Debug keeps a ".0" on whole floats and uses exponents for
+            // extreme magnitudes, where Display would print 300 digits.
+            Self::F64(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+impl Slot {
+    fn record_num(&mut self, value: NumVal) {
+        match &mut self.num {
+            None => {
+                self.num = Some(NumStats {
+                    count: 1,
+                    min: value,
+                    max: value,
+                });
+            }
+            Some(stats) => {
+                stats.count += 1;
+                let x = value.as_f64();
+                if x < stats.min.as_f64() {
+                    stats.min = value;
+                }
+                if x > stats.max.as_f64() {
+                    stats.max = value;
+                }
+            }
+        }
+    }
+
+    fn record_str(&mut self, s: &str) {
+        let chars = s.chars().count() as u64;
+        let Some(stats) = &mut self.str else {
+            let enum_values =
+                (chars <= MAX_ENUM_VALUE_CHARS as u64).then(|| vec![(s.to_owned(), 1)]);
+            self.str = Some(StrStats {
+                count: 1,
+                min_chars: chars,
+                max_chars: chars,
+                first: Text::new(s, MAX_SAMPLE_CHARS),
+                enum_values,
+            });
+            return;
+        };
+        stats.count += 1;
+        stats.min_chars = stats.min_chars.min(chars);
+        stats.max_chars = stats.max_chars.max(chars);
+        if let Some(values) = &mut stats.enum_values {
+            if chars > MAX_ENUM_VALUE_CHARS as u64 {
+                stats.enum_values = None;
+            } else if let Some((_, n)) = values.iter_mut().find(|(v, _)| v == s) {
+                *n += 1;
+            } else if values.len() < MAX_ENUM_VALUES {
+                values.push((s.to_owned(), 1));
+            } else {
+                stats.enum_values = None;
+            }
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.total() == 0
+    }
+
+    fn total(&self) -> u64 {
+        self.nulls
+            + self.trues
+            + self.falses
+            + self.num.as_ref().map_or(0, |n| n.count)
+            + self.str.as_ref().map_or(0, |s| s.count)
+            + self.arr.as_ref().map_or(0, |a| a.count)
+            + self.obj.as_ref().map_or(0, |o| o.count)
+    }
+
+    fn has_scalars(&self) -> bool {
+        self.nulls + self.trues + self.falses > 0 || self.num.is_some() || self.str.is_some()
+    }
+}
+
+fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
+    if *count == 0 {
+        *min = len;
+        *max = len;
+    } else {
+        *min = (*min).min(len);
+        *max = (*max).max(len);
+    }
+    *count += 1;
+}
+
+// ---------------------------------------------------------------------------
+// Streaming visitor
+
+/// Allowances shared by the whole document, so that memory stays bounded
+/// however many positions it has.
+#[derive(Debug)]
+struct Budget {
+    slots_left: Cell<usize>,
+    names_left: Cell<usize>,
+}
+
+/// Uses up one unit of an allowance if any is left.
+fn take_one(allowance: &Cell<usize>) -> bool {
+    let left = allowance.get();
+    if left > 0 {
+        allowance.set(left - 1);
+    }
+    left > 0
+}
+
+/// Folds one value into `slot`.
+struct ValueSeed<'a> {
+    slot: &'a mut Slot,
+    depth: u32,
+    budget: &'a Budget,
+    /// Where this value is also kept as a sample: set for array items and
+    /// for identifying fields of array items.
+    sample: Option<&'a mut Samples>,
+    /// Set for array items: identifying fields of an object item go here.
+    ids: Option<&'a mut IdSamples>,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl ValueSeed<'_> {
+    fn scalar<E>(self, record: impl FnOnce(&mut Slot), sample: Sample) -> Result<(), E> {
+        record(self.slot);
+        if let Some(samples) = self.sample {
+            samples.record(sample);
+        }
+        Ok(())
+    }
+
+    fn number<E>(self, value: NumVal) -> Result<(), E> {
+        self.scalar(|slot| slot.record_num(value), Sample::Num(value))
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.scalar(|slot| slot.nulls += 1, Sample::Null)
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+        let record = |slot: &mut Slot| {
+            if value {
+                slot.trues += 1;
+            } else {
+                slot.falses += 1;
+            }
+        };
+        self.scalar(record, Sample::Bool(value))
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
+        self.number(NumVal::I64(value))
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
+        self.number(NumVal::U64(value))
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
+        self.number(NumVal::F64(value))
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        self.slot.record_str(value);
+        if let Some(samples) = self.sample {
+            samples.record_str(value);
+        }
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let ValueSeed {
+            slot,
+            depth,
+            budget,
+            sample,
+            ..
+        } = self;
+        let tracked = depth < TRACK_DEPTH;
+        let arr = slot.arr.get_or_insert_with(|| {
+            Box::new(ArrStats {
+                tracked,
+                ..ArrStats::default()
+            })
+        });
+        let mut len = 0u64;
+        if tracked {
+            let ArrStats {
+                items, values, ids, ..
+            } = &mut **arr;
+            while seq
+                .next_element_seed(ValueSeed {
+                    slot: items,
+                    depth: depth + 1,
+                    budget,
+                    sample: Some(values),
+                    ids: Some(ids),
+                })?
+                .is_some()
+            {
+                len += 1;
+            }
+        } else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                len += 1;
+            }
+        }
+        update_range(&mut arr.count, &mut arr.min_len, &mut arr.max_len, len);
+        if let Some(samples) = sample {
+            samples.record(Sample::Array);
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let ValueSeed {
+            slot,
+            depth,
+            budget,
+            sample,
+            mut ids,
+        } = self;
+        let tracked = depth < TRACK_DEPTH;
+        let obj = slot.obj.get_or_insert_with(|| {
+            Box::new(ObjStats {
+                tracked,
+                ..ObjStats::default()
+            })
+        });
+        let mut len = 0u64;
+        if tracked {
+            // Objects in an array usually list keys in the same order, so
+            // the entry after the previous key is the likely match.
+            let mut hint = 0;
+            while let Some(found) = map.next_key_seed(KeySeed {
+                obj,
+                hint,
+                outline: depth < OUTLINE_DEPTH,
+                budget,
+            })? {
+                len += 1;
+                match found.and_then(|i| obj.keys.get_mut(i).map(|entry| (i, entry))) {
+                    Some((i, entry)) => {
+                        hint = i + 1;
+                        entry.present += 1;
+                        let sample = match (ids.as_deref_mut(), entry.id_field) {
+                            (Some(ids), Some(field)) => ids.get_mut(field),
+                            _ => None,
+                        };
+                        map.next_value_seed(ValueSeed {
+                            slot: &mut entry.slot,
+                            depth: depth + 1,
+                            budget,
+                            sample,
+                            ids: None,
+                        })?;
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+        } else {
+            while map.next_key::<IgnoredAny>()?.is_some() {
+                map.next_value::<IgnoredAny>()?;
+                len += 1;
+            }
+        }
+        update_range(&mut obj.count, &mut obj.min_keys, &mut obj.max_keys, len);
+        if let Some(samples) = sample {
+            samples.record(Sample::Object);
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a key to its tracked entry (`Some(index)`), adding it while
+/// there is room; `None` for keys beyond [`MAX_TRACKED_KEYS`].
+struct KeySeed<'a> {
+    obj: &'a mut ObjStats,
+    hint: usize,
+    /// Whether the object is shallow enough to skip the allowance.
+    outline: bool,
+    budget: &'a Budget,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        let (key, cut) = cut_chars(key, MAX_KEY_CHARS);
+        let obj = self.obj;
+        if obj
+            .keys
+            .get(self.hint)
+            .is_some_and(|entry| entry.name.text == key)
+        {
+            return Ok(Some(self.hint));
+        }
+        if let Some(i) = obj.keys.iter().position(|entry| entry.name.text == key) {
+            return Ok(Some(i));
+        }
+        if obj.keys.len() < MAX_TRACKED_KEYS && (self.outline || take_one(&self.budget.slots_left))
+        {
+            obj.keys.push(KeyEntry {
+                name: Text {
+                    text: key.to_owned(),
+                    cut,
+                },
+                id_field: ID_FIELDS.iter().position(|field| *field == key),
+                present: 0,
+                slot: Slot::default(),
+            });
+            return Ok(Some(obj.keys.len() - 1));
+        }
+        if !obj.other_keys_overflow && !obj.other_keys.contains(key) {
+            if obj.other_keys.len() < MAX_COUNTED_OTHER_KEYS && take_one(&self.budget.names_left) {
+                obj.other_keys.insert(key.to_owned());
+            } else {
+                obj.other_keys_overflow = true;
+            }
+        }
+        Ok(None)
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Rendering
+
+/// How much of the summary to show; tried from most to least detailed until
+/// the preview fits its budget. The outline (first-level keys) is given up
+/// last, since it tells the model what to query.
+#[derive(Debug)]
+struct Detail {
+    /// Keys listed per first-level object (count).
+    top_keys: usize,
+    /// Keys listed per deeper object (count).
+    nested_keys: usize,
+    /// Deepest indentation level rendered (levels).
+    max_level: usize,
+    /// Identifying fields sampled per array (count).
+    id_fields: usize,
+    /// Whether sample and enum lines are shown.
+    samples: bool,
+}
+
+impl Detail {
+    const fn new(top_keys: usize, nested_keys: usize, max_level: usize, id_fields: usize) -> Self {
+        Self {
+            top_keys,
+            nested_keys,
+            max_level,
+            id_fields,
+            samples: id_fields > 0,
+        }
+    }
+}
+
+const DETAILS: [Detail; 11] = [
+    Detail::new(MAX_TRACKED_KEYS, MAX_TRACKED_KEYS, 4, 2),
+    Detail::new(MAX_TRACKED_KEYS, 12, 4, 1),
+    Detail::new(MAX_TRACKED_KEYS, 8, 3, 1),
+    Detail::new(MAX_TRACKED_KEYS, 5, 3, 1),
+    Detail::new(MAX_TRACKED_KEYS, 8, 2, 1),
+    Detail::new(MAX_TRACKED_KEYS, 5, 2, 0),
+    Detail::new(MAX_TRACKED_KEYS, 3, 2, 0),
+    Detail::new(MAX_TRACKED_KEYS, 2, 2, 0),
+    Detail::new(MAX_TRACKED_KEYS, 0, 1, 0),
+    Detail::new(10, 0, 1, 0),
+    Detail::new(5, 0, 1, 0),
+];
+
+fn render(root: &Slot, budget_chars: usize) -> String {
+    let mut tersest = Vec::new();
+    for detail in &DETAILS {
+        let lines = render_lines(root, detail);
+        if chars_of_lines(&lines) <= budget_chars {
+            return lines.join("\n");
+        }
+        tersest = lines;
+    }
+    cut_to_budget(&tersest, budget_chars)
+}
+
+fn render_lines(root: &Slot, detail: &Detail) -> Vec<String> {
+    let head = match &root.obj {
+        Some(obj) if root.total() == obj.count => {
+            let keys = obj.max_keys;
+            format!(
+                "object, {} {}",
+                thousands(keys),
+                plural(keys, "key", "keys")
+            )
+        }
+        _ => head(root),
+    };
+    let mut lines = vec![format!("JSON {head}")];
+    children(root, 1, detail, &mut lines);
+    if lines.len() > 1
+        && let Some(first) = lines.first_mut()
+    {
+        first.push(':');
+    }
+    lines
+}
+
+/// One-line description of everything seen at a position.
+fn head(slot: &Slot) -> String {
+    let mut parts: Vec<(u64, String)> = Vec::new();
+    if let Some(obj) = &slot.obj {
+        parts.push((obj.count, object_head(obj)));
+    }
+    if let Some(arr) = &slot.arr {
+        parts.push((arr.count, array_head(arr)));
+    }
+    if let Some(s) = &slot.str {
+        parts.push((s.count, string_head(s)));
+    }
+    if let Some(n) = &slot.num {
+        parts.push((n.count, number_head(n)));
+    }
+    if slot.trues + slot.falses > 0 {
+        parts.push((slot.trues + slot.falses, bool_head(slot.trues, slot.falses)));
+    }
+    if slot.nulls > 0 {
+        parts.push((slot.nulls, "null".to_owned()));
+    }
+    match parts.as_slice() {
+        [] => "nothing".to_owned(),
+        [(_, only)] => only.clone(),
+        _ => {
+            // Most frequent type first; the sort is stable, so ties keep the
+            // fixed order above and the output stays deterministic.
+            parts.sort_by_key(|(count, _)| std::cmp::Reverse(*count));
+            let described: Vec<String> = parts
+                .iter()
+                .map(|(count, part)| format!("{part} ×{}", thousands(*count)))
+                .collect();
+            described.join(" | ")
+        }
+    }
+}
+
+fn object_head(obj: &ObjStats) -> String {
+    format!("object{{{}}}", range(obj.min_keys, obj.max_keys))
+}
+
+fn array_head(arr: &ArrStats) -> String {
+    let mut out = format!("array[{}]", range(arr.min_len, arr.max_len));
+    if arr.tracked && !arr.items.is_empty() {
+        let items = head(&arr.items);
+        if items.contains(" | ") {
+            out.push_str(&format!(" of ({items})"));
+        } else {
+            out.push_str(&format!(" of {items}"));
+        }
+    }
+    out
+}
+
+fn string_head(s: &StrStats) -> String {
+    if s.count == 1 {
+        format!("string({}) = {}", thousands(s.max_chars), s.first.quoted())
+    } else {
+        format!("string({})", range(s.min_chars, s.max_chars))
+    }
+}
+
+fn number_head(n: &NumStats) -> String {
+    if n.count == 1 || n.min.as_f64() == n.max.as_f64() {
+        format!("number = {}", n.min)
+    } else {
+        format!("number {}..{}", n.min, n.max)
+    }
+}
+
+fn bool_head(trues: u64, falses: u64) -> String {
+    match (trues, falses) {
+        (_, 0) => "true".to_owned(),
+        (0, _) => "false".to_owned(),
+        _ => format!(
+            "boolean (true ×{}, false ×{})",
+            thousands(trues),
+            thousands(falses)
+        ),
+    }
+}
+
+/// Lines below a position's head line, at indentation `level`.
+fn children(slot: &Slot, level: usize, detail: &Detail, out: &mut Vec<String>) {
+    if level > detail.max_level {
+        return;
+    }
+    if let Some(obj) = &slot.obj {
+        object_children(obj, level, detail, out);
+    }
+    if let Some(arr) = &slot.arr {
+        array_children(arr, level, detail, out);
+    }
+    if detail.samples
+        && let Some(values) = shown_enum(slot)
+    {
+        let listed: Vec<String> = values
+            .iter()
+            .map(|(value, count)| format!("{} ×{}", quote(value, false), thousands(*count)))
+            .collect();
+        out.push(format!("{}values: {}", indent(level), listed.join(", ")));
+    }
+}
+
+fn object_children(obj: &ObjStats, level: usize, detail: &Detail, out: &mut Vec<String>) {
+    if !obj.tracked {
+        return;
+    }
+    let max_keys = if level <= 1 {
+        detail.top_keys
+    } else {
+        detail.nested_keys
+    };
+    let shown = obj.keys.len().min(max_keys);
+    // When only some keys fit, show the most common ones, in document order.
+    let mut picked: Vec<usize> = (0..obj.keys.len()).collect();
+    picked.sort_by_key(|&i| std::cmp::Reverse(obj.keys.get(i).map_or(0, |entry| entry.present)));
+    picked.truncate(shown);
+    picked.sort_unstable();
+    for entry in picked.iter().filter_map(|&i| obj.keys.get(i)) {
+        let presence = if entry.present < obj.count {
+            format!(
+                " (in {} of {})",
+                thousands(entry.present),
+                thousands(obj.count)
+            )
+        } else {
+            String::new()
+        };
+        out.push(format!(
+            "{}{}{presence}: {}",
+            indent(level),
+            entry.name.quoted(),
+            head(&entry.slot)
+        ));
+        let key_line = out.len() - 1;
+        children(&entry.slot, level + 1, detail, out);
+        if out.len() > key_line + 1
+            && let Some(line) = out.get_mut(key_line)
+        {
+            line.push(':');
+        }
+    }
+    let (hidden, at_least) = if obj.count == 1 {
+        (obj.max_keys.saturating_sub(shown as u64), false)
+    } else {
+        let tracked_hidden = (obj.keys.len() - shown) as u64;
+        (
+            tracked_hidden + obj.other_keys.len() as u64,
+            obj.other_keys_overflow,
+        )
+    };
+    if hidden > 0 {
+        let at_least = if at_least { "≥" } else { "" };
+        out.push(format!(
+            "{}… {at_least}{} more {}",
+            indent(level),
+            thousands(hidden),
+            plural(hidden, "key", "keys")
+        ));
+    }
+}
+
+fn array_children(arr: &ArrStats, level: usize, detail: &Detail, out: &mut Vec<String>) {
+    if !arr.tracked {
+        return;
+    }
+    // Items are described on the array's own line, so their contents sit
+    // one level below it, like an object's keys.
+    children(&arr.items, level, detail, out);
+    if !detail.samples {
+        return;
+    }
+    // A field already listed with all its distinct values needs no samples.
+    let listed_as_enum = |field: &str| {
+        arr.items.obj.as_ref().is_some_and(|obj| {
+            obj.keys
+                .iter()
+                .any(|entry| entry.name.text == field && shown_enum(&entry.slot).is_some())
+        })
+    };
+    let id_lines = ID_FIELDS
+        .iter()
+        .zip(&arr.ids)
+        .filter(|(field, samples)| samples.count > 0 && !listed_as_enum(field))
+        .take(detail.id_fields);
+    for (field, samples) in id_lines {
+        out.push(format!(
+            "{}samples of .{field}: {}",
+            indent(level),
+            sample_list(samples)
+        ));
+    }
+    if arr.values.count > 0 && arr.items.has_scalars() && shown_enum(&arr.items).is_none() {
+        out.push(format!(
+            "{}samples: {}",
+            indent(level),
+            sample_list(&arr.values)
+        ));
+    }
+}
+
+/// Distinct string values worth listing: few, short, and repeating.
+fn shown_enum(slot: &Slot) -> Option<&[(String, u64)]> {
+    let s = slot.str.as_ref()?;
+    let values = s.enum_values.as_deref()?;
+    (s.count > 1 && s.count >= 2 * values.len() as u64).then_some(values)
+}
+
+fn sample_list(samples: &Samples) -> String {
+    let mut shown: Vec<String> = samples.first.iter().map(sample_text).collect();
+    if let Some(last) = &samples.last {
+        if samples.count > samples.first.len() as u64 + 1 {
+            shown.push("…".to_owned());
+        }
+        shown.push(sample_text(last));
+    }
+    shown.join(", ")
+}
+
+fn sample_text(sample: &Sample) -> String {
+    match sample {
+        Sample::Null => "null".to_owned(),
+        Sample::Bool(b) => b.to_string(),
+        Sample::Num(n) => n.to_string(),
+        Sample::Str(text) => text.quoted(),
+        Sample::Array => "[…]".to_owned(),
+        Sample::Object => "{…}".to_owned(),
+    }
+}
+
+fn range(min: u64, max: u64) -> String {
+    if min == max {
+        thousands(min)
+    } else {
+        format!("{}..{}", thousands(min), thousands(max))
+    }
+}
+
+fn plural(n: u64, one: &'static str, many: &'static str) -> &'static str {
+    if n == 1 { one } else { many }
+}
+
+fn indent(level: usize) -> String {
+    INDENT.repeat(level)
+}
+
+/// `s` as a JSON string literal, with "…" inside the quotes if it was cut.
+/// Escaping keeps every value on its own line.
+fn quote(s: &str, cut: bool) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            // U+2028/2029 end lines in some viewers, like control characters.
+            c if c.is_control() || c == '\u{2028}' || c == '\u{2029}' => {
+                out.push_str(&format!("\\u{:04x}", u32::from(c)));
+            }
+            c => out.push(c),
+        }
+    }
+    if cut {
+        out.push('…');
+    }
+    out.push('"');
+    out
+}
+
+/// The first `max_chars` characters of `s`, and whether anything was cut.
+fn cut_chars(s: &str, max_chars: usize) -> (&str, bool) {
+    // A string has at most as many chars as bytes.
+    if s.len() <= max_chars {
+        return (s, false);
+    }
+    match s.char_indices().nth(max_chars) {
+        Some((end, _)) => (&s[..end], true),
+        None => (s, false),
+    }
+}
+
+fn chars_of_lines(lines: &[String]) -> usize {
+    lines.iter().map(|line| line.chars().count()).sum::<usize>() + lines.len().saturating_sub(1)
+}
+
+/// Keeps whole lines while they fit, then a "…" line; cuts inside the first
+/// line only when not even that fits.
+fn cut_to_budget(lines: &[String], budget_chars: usize) -> String {
+    const ELLIPSIS: &str = "…";
+    if chars_of_lines(lines) <= budget_chars {
+        return lines.join("\n");
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for line in lines {
+        let separator = usize::from(!out.is_empty());
+        // Room for this line plus the final "\n…".
+        let needed = separator + line.chars().count() + 2;
+        if used + needed > budget_chars {
+            break;
+        }
+        if separator == 1 {
+            out.push('\n');
+        }
+        out.push_str(line);
+        used += needed - 2;
+    }
+    if out.is_empty() {
+        let first = lines.first().map_or("", String::as_str);
+        let (kept, _) = cut_chars(first, budget_chars.saturating_sub(1));
+        return if budget_chars == 0 {
+            String::new()
+        } else {
+            format!("{kept}{ELLIPSIS}")
+        };
+    }
+    out.push('\n');
+    out.push_str(ELLIPSIS);
+    out
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use serde_json::{Value, json};
+
+    fn preview(doc: &str) -> Option<String> {
+        json_shape_preview(doc.as_bytes(), 10_000).unwrap()
+    }
+
+    fn preview_value(value: &Value) -> String {
+        preview(&value.to_string()).unwrap()
+    }
+
+    #[test]
+    fn scalars() {
+        assert_eq!(preview("42").unwrap(), "JSON number = 42");
+        assert_eq!(preview("-1.5e3").unwrap(), "JSON number = -1500.0");
+        assert_eq!(preview(" true ").unwrap(), "JSON true");
+        assert_eq!(preview("null\n").unwrap(), "JSON null");
+        assert_eq!(
+            preview(r#""hi\nthere""#).unwrap(),
+            r#"JSON string(8) = "hi\nthere""#
+        );
+        let long = format!("\"{}\"", "é".repeat(100));
+        assert_eq!(
+            preview(&long).unwrap(),
+            format!("JSON string(100) = \"{}…\"", "é".repeat(40))
+        );
+    }
+
+    #[test]
+    fn object_lists_keys_with_types_and_sizes() {
+        let doc = json!({
+            "name": "scratchpad",
+            "count": 3,
+            "ok": false,
+            "tags": ["a", "b"],
+            "meta": {"x": 1, "y": [1, 2, 3]},
+            "none": null,
+        });
+        let out = preview_value(&doc);
+        assert_eq!(
+            out,
+            r#"JSON object, 6 keys:
+  "count": number = 3
+  "meta": object{2}:
+    "x": number = 1
+    "y": array[3] of number 1..3:
+      samples: 1, 2, 3
+  "name": string(10) = "scratchpad"
+  "none": null
+  "ok": false
+  "tags": array[2] of string(1):
+    samples: "a", "b""#
+        );
+    }
+
+    #[test]
+    fn keeps_document_key_order() {
+        let out = preview(r#"{"z": 1, "a": 2, "m": 3}"#).unwrap();
+        let keys: Vec<&str> = out.lines().skip(1).map(|l| l.trim()).collect();
+        assert_eq!(
+            keys,
+            [
+                "\"z\": number = 1",
+                "\"a\": number = 2",
+                "\"m\": number = 3"
+            ]
+        );
+    }
+
+    #[test]
+    fn array_of_objects_is_merged_with_id_samples() {
+        let items: Vec<Value> = (1..=10_000)
+            .map(|i| json!({"id": i, "name": format!("item {i}"), "tags": ["x", "x", "x"], "meta": {"a": 1, "b": 2}}))
+            .collect();
+        let doc = json!({"items": items, "total": 10_000, "next": null});
+        let out = preview_value(&doc);
+        assert!(out.starts_with("JSON object, 3 keys:\n"), "{out}");
+        assert!(
+            out.contains(r#"  "items": array[10,000] of object{4}:"#),
+            "{out}"
+        );
+        assert!(out.contains(r#"    "id": number 1..10000"#), "{out}");
+        assert!(out.contains(r#"    "name": string(6..10)"#), "{out}");
+        assert!(out.contains(r#"    "tags": array[3]"#), "{out}");
+        assert!(out.contains(r#"    "meta": object{2}"#), "{out}");
+        assert!(
+            out.contains("    samples of .id: 1, 2, 3, …, 10000"),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#"    samples of .name: "item 1", "item 2", "item 3", …, "item 10000""#),
+            "{out}"
+        );
+        assert!(out.contains(r#"  "total": number = 10000"#), "{out}");
+        assert!(out.contains(r#"  "next": null"#), "{out}");
+    }
+
+    #[test]
+    fn varying_keys_show_presence_and_mixed_types() {
+        let doc = r#"[
+            {"id": 1, "email": "a@example.com", "status": "active"},
+            {"id": 2, "status": "inactive", "score": 1.5},
+            {"id": 3, "email": null, "status": "active"},
+            {"id": 4, "status": "active", "score": 7}
+        ]"#;
+        let out = preview(doc).unwrap();
+        assert_eq!(
+            out,
+            r#"JSON array[4] of object{3}:
+  "id": number 1..4
+  "email" (in 2 of 4): string(13) = "a@example.com" ×1 | null ×1
+  "status": string(6..8):
+    values: "active" ×3, "inactive" ×1
+  "score" (in 2 of 4): number 1.5..7
+  samples of .id: 1, 2, 3, 4"#
+        );
+    }
+
+    #[test]
+    fn many_keys_are_summarised() {
+        let object: serde_json::Map<String, Value> =
+            (0..1000).map(|i| (format!("k{i:04}"), json!(i))).collect();
+        let out = preview_value(&Value::Object(object));
+        assert!(out.starts_with("JSON object, 1,000 keys:"), "{out}");
+        assert!(out.contains(r#"  "k0019": number = 19"#), "{out}");
+        assert!(!out.contains("k0020"), "{out}");
+        assert!(out.ends_with("  … 980 more keys"), "{out}");
+
+        // Merged objects count distinct untracked names.
+        let items: Vec<Value> = (0..300)
+            .map(|i| json!({"common": i, format!("u{i}"): 1}))
+            .collect();
+        let out = preview_value(&Value::Array(items));
+        assert!(out.contains("… ≥"), "{out}");
+    }
+
+    #[test]
+    fn wide_documents_stay_bounded() {
+        // 20 × 20 × 20 keys: more positions than the document-wide allowance.
+        let level3: serde_json::Map<String, Value> =
+            (0..20).map(|i| (format!("c{i}"), json!(i))).collect();
+        let level2: serde_json::Map<String, Value> = (0..20)
+            .map(|i| (format!("b{i}"), Value::Object(level3.clone())))
+            .collect();
+        let level1: serde_json::Map<String, Value> = (0..20)
+            .map(|i| (format!("a{i}"), Value::Object(level2.clone())))
+            .collect();
+        let out = preview_value(&Value::Object(level1));
+        assert!(out.starts_with("JSON object, 20 keys:\n"), "{out}");
+        assert!(out.chars().count() <= 10_000);
+    }
+
+    #[test]
+    fn long_keys_and_odd_characters_are_escaped_and_cut() {
+        let key = "k".repeat(100);
+        let doc = format!(r#"{{"{key}": "line1\nline2\u2028\u0007", "q\"uote": 1}}"#);
+        let out = preview(&doc).unwrap();
+        assert_eq!(
+            out,
+            format!(
+                "JSON object, 2 keys:\n  \"{}…\": string(13) = \"line1\\nline2\\u2028\\u0007\"\n  \"q\\\"uote\": number = 1",
+                "k".repeat(64)
+            )
+        );
+    }
+
+    #[test]
+    fn huge_numbers_and_exotic_literals() {
+        assert_eq!(
+            preview("18446744073709551615").unwrap(),
+            "JSON number = 18446744073709551615"
+        );
+        assert_eq!(
+            preview("-9223372036854775808").unwrap(),
+            "JSON number = -9223372036854775808"
+        );
+        assert_eq!(preview("1e300").unwrap(), "JSON number = 1e300");
+        // Beyond f64: serde_json refuses it, so the caller shows text.
+        assert_eq!(preview("[1e400]"), None);
+        // Skipped (untracked) levels are only checked for syntax.
+        assert!(preview("[[[[[1e400]]]]]").is_some());
+    }
+
+    #[test]
+    fn deep_values_get_type_and_size_only() {
+        let doc = json!({"a": {"b": {"c": {"d": {"e": 1}}, "list": [[1, 2], [3]]}}});
+        let out = preview_value(&doc);
+        assert_eq!(
+            out,
+            r#"JSON object, 1 key:
+  "a": object{1}:
+    "b": object{2}:
+      "c": object{1}:
+        "d": object{1}
+      "list": array[2] of array[1..2]"#
+        );
+    }
+
+    #[test]
+    fn nesting_beyond_serde_recursion_limit_is_fine() {
+        let depth = 100_000;
+        let doc = format!("{}{}", "[".repeat(depth), "]".repeat(depth));
+        let out = preview(&doc).unwrap();
+        assert_eq!(
+            out,
+            "JSON array[1] of array[1] of array[1] of array[1] of array[1]"
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_none() {
+        for doc in [
+            "",
+            "   ",
+            "{",
+            "{\"a\": }",
+            "[1, 2,]",
+            "hello",
+            "{'a': 1}",
+            "NaN",
+            "\"unterminated",
+        ] {
+            assert_eq!(preview(doc), None, "{doc:?}");
+        }
+    }
+
+    #[test]
+    fn trailing_garbage_is_none() {
+        for doc in ["{} x", "[1] [2]", "1 2", "{\"a\":1}\n{\"a\":2}\n", "null,"] {
+            assert_eq!(preview(doc), None, "{doc:?}");
+        }
+        assert!(preview("{}\n\n  \t").is_some());
+    }
+
+    #[test]
+    fn io_errors_are_errors() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        let err = json_shape_preview(Failing, 100).unwrap_err();
+        assert_eq!(err.to_string(), "disk on fire");
+    }
+
+    #[test]
+    fn budget_is_respected_with_less_detail_first() {
+        let items: Vec<Value> = (0..50)
+            .map(|i| {
+                let object: serde_json::Map<String, Value> = (0..30)
+                    .map(|k| (format!("field_{k}"), json!({"v": i, "w": [k]})))
+                    .collect();
+                Value::Object(object)
+            })
+            .collect();
+        let doc = json!({"a": items.clone(), "b": items}).to_string();
+        let full = json_shape_preview(doc.as_bytes(), 100_000)
+            .unwrap()
+            .unwrap();
+        for budget in [0, 1, 5, 20, 60, 200, 400, 1_000, 2_000] {
+            let out = json_shape_preview(doc.as_bytes(), budget).unwrap().unwrap();
+            assert!(out.chars().count() <= budget, "{budget}: {out}");
+            if budget >= 200 {
+                assert!(out.lines().count() > 2, "{budget}: {out}");
+            }
+        }
+        assert!(full.chars().count() > 2_000);
+        let terse = json_shape_preview(doc.as_bytes(), 400).unwrap().unwrap();
+        assert!(terse.starts_with("JSON object, 2 keys:\n"), "{terse}");
+    }
+
+    #[test]
+    fn cut_keeps_whole_lines() {
+        let lines: Vec<String> = ["first line", "second", "third"].map(String::from).to_vec();
+        assert_eq!(cut_to_budget(&lines, 100), "first line\nsecond\nthird");
+        assert_eq!(cut_to_budget(&lines, 20), "first line\nsecond\n…");
+        assert_eq!(cut_to_budget(&lines, 12), "first line\n…");
+        assert_eq!(cut_to_budget(&lines, 11), "first line…");
+        assert_eq!(cut_to_budget(&lines, 5), "firs…");
+        assert_eq!(cut_to_budget(&lines, 1), "…");
+        assert_eq!(cut_to_budget(&lines, 0), "");
+    }
+
+    #[test]
+    fn snapshots() {
+        let api_response = json!({
+            "data": (1..=250).map(|i| json!({
+                "id": format!("usr_{i:05}"),
+                "type": "user",
+                "attributes": {
+                    "name": format!("User {i}"),
+                    "email": if i % 10 == 0 { Value::Null } else { json!(format!("user{i}@example.com")) },
+                    "roles": if i % 3 == 0 { json!(["admin", "editor"]) } else { json!(["viewer"]) },
+                    "created_at": format!("2024-01-{:02}T12:00:00Z", i % 28 + 1),
+                },
+                "relationships": {"team": {"data": {"type": "team", "id": i % 7}}},
+            })).collect::<Vec<_>>(),
+            "meta": {"page": 1, "per_page": 250, "total": 1234, "has_more": true},
+            "links": {"self": "https://api.example.com/v1/users?page=1", "next": "https://api.example.com/v1/users?page=2&cursor=eyJpZCI6InVzcl8wMDI1MCJ9"},
+        });
+        let log_events = Value::Array(
+            (0..1000)
+                .map(|i| {
+                    let level = ["info", "info", "info", "warn", "error"][i as usize % 5];
+                    let mut event = json!({
+                        "ts": 1_700_000_000.0 + f64::from(i) * 0.25,
+                        "level": level,
+                        "msg": format!("request {i} handled"),
+                        "latency_ms": (i * 37) % 500,
+                    });
+                    if i % 5 == 4 {
+                        event["error"] = json!({"code": "E_TIMEOUT", "retryable": i % 2 == 0});
+                    }
+                    if i % 100 == 0 {
+                        event["trace"] =
+                            json!([{"fn": "main", "line": 1}, {"fn": "handle", "line": 42}]);
+                    }
+                    event
+                })
+                .collect(),
+        );
+        let config = json!({
+            "version": "2.3.1",
+            "debug": false,
+            "matrix": [[1, 2, 3], [4, 5, 6]],
+            "servers": {
+                "primary": {"host": "10.0.0.1", "port": 8080, "tls": {"cert": "/etc/ssl/a.pem", "key": "/etc/ssl/a.key"}},
+                "replica": {"host": "10.0.0.2", "port": 8081, "tls": null},
+            },
+            "mixed": [1, "two", null, {"three": 3}, [4], true],
+            "description": "A fairly long description that goes on and on beyond forty characters.",
+            "empty_list": [],
+            "empty_object": {},
+        });
+        insta::assert_snapshot!("api_response", preview_value(&api_response));
+        insta::assert_snapshot!("log_events", preview_value(&log_events));
+        insta::assert_snapshot!("config", preview_value(&config));
+    }
+
+    /// Produces a large JSON array on the fly, so the document never exists
+    /// in memory.
+    struct GeneratedArray {
+        items: u64,
+        next: u64,
+        chunk: Vec<u8>,
+        pos: usize,
+        done: bool,
+    }
+
+    impl GeneratedArray {
+        fn new(items: u64) -> Self {
+            Self {
+                items,
+                next: 0,
+                chunk: b"[".to_vec(),
+                pos: 0,
+                done: false,
+            }
+        }
+
+        fn refill(&mut self) {
+            use std::io::Write as _;
+            self.chunk.clear();
+            self.pos = 0;
+            while self.chunk.len() < 16 * 1024 && self.next < self.items {
+                let i = self.next;
+                let sep = if i == 0 { "" } else { "," };
+                let status = ["ok", "failed", "pending"][(i % 3) as usize];
+                let _ = write!(
+                    self.chunk,
+                    r#"{sep}{{"id":{i},"name":"item-{i}","status":"{status}","score":{}.5,"tags":["alpha","beta"],"meta":{{"owner":"team-{}","history":[{{"at":{i},"by":"bot"}}]}}}}"#,
+                    i % 1000,
+                    i % 17
+                );
+                self.next += 1;
+            }
+            if self.next == self.items && !self.done {
+                self.chunk.push(b']');
+                self.done = true;
+            }
+        }
+    }
+
+    impl Read for GeneratedArray {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            if self.pos == self.chunk.len() {
+                self.refill();
+            }
+            let n = buf.len().min(self.chunk.len() - self.pos);
+            buf[..n].copy_from_slice(&self.chunk[self.pos..self.pos + n]);
+            self.pos += n;
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn generated_50_mb_document_streams() {
+        // ~150 bytes per item: about 50 MB in all.
+        let items = 350_000;
+        let out = json_shape_preview(GeneratedArray::new(items), 2_000)
+            .unwrap()
+            .unwrap();
+        assert!(
+            out.starts_with("JSON array[350,000] of object{6}:"),
+            "{out}"
+        );
+        assert!(out.contains("samples of .id: 0, 1, 2, …, 349999"), "{out}");
+        assert!(
+            out.contains(r#"values: "ok" ×116,667, "failed" ×116,667, "pending" ×116,666"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
+    fn bench_against_ignored_any() {
+        use std::time::Instant;
+        // ~100 MB, generated up front so that only parsing is timed.
+        let mut document = Vec::new();
+        GeneratedArray::new(700_000)
+            .read_to_end(&mut document)
+            .unwrap();
+        let best_of_3 = |f: &dyn Fn()| {
+            (0..3)
+                .map(|_| {
+                    let start = Instant::now();
+                    f();
+                    start.elapsed()
+                })
+                .min()
+                .unwrap()
+        };
+        let baseline = best_of_3(&|| {
+            let reader = BufReader::with_capacity(READ_BUFFER_BYTES, document.as_slice());
+            serde_json::from_reader::<_, IgnoredAny>(reader).unwrap();
+        });
+        let ours = best_of_3(&|| {
+            json_shape_preview(document.as_slice(), 1_500)
+                .unwrap()
+                .unwrap();
+        });
+        println!(
+            "{} bytes: IgnoredAny {baseline:?}, json_shape_preview {ours:?}, ratio {:.2}",
+            document.len(),
+            ours.as_secs_f64() / baseline.as_secs_f64()
+        );
+    }
+
+    fn arb_json() -> impl Strategy<Value = Value> {
+        let leaf = prop_oneof![
+            Just(Value::Null),
+            any::<bool>().prop_map(Value::Bool),
+            any::<i64>().prop_map(Value::from),
+            any::<u64>().prop_map(Value::from),
+            any::<f64>()
+                .prop_filter("JSON numbers are finite", |f| f.is_finite())
+                .prop_map(Value::from),
+            any::<String>().prop_map(Value::String),
+        ];
+        leaf.prop_recursive(6, 200, 10, |inner| {
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..10).prop_map(Value::Array),
+                prop::collection::vec((any::<String>(), inner), 0..10)
+                    .prop_map(|entries| Value::Object(entries.into_iter().collect())),
+            ]
+        })
+    }
+
+    proptest! {
+        #[test]
+        fn any_json_value_is_previewed_within_budget(value in arb_json(), budget in 0usize..3_000) {
+            let doc = value.to_string();
+            let out = json_shape_preview(doc.as_bytes(), budget).unwrap();
+            let out = out.expect("valid JSON must be previewed");
+            prop_assert!(out.chars().count() <= budget, "{} > {budget}: {out}", out.chars().count());
+            if budget >= 100 {
+                prop_assert!(out.starts_with("JSON "), "{out}");
+            }
+            let pretty = serde_json::to_string_pretty(&value).unwrap();
+            let again = json_shape_preview(pretty.as_bytes(), budget).unwrap();
+            prop_assert_eq!(Some(out), again, "whitespace must not change the preview");
+        }
+    }
 }

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 pub use binary::{binary_preview, sniff_mime, thousands};
 pub use json::json_shape_preview;
-pub use text::{text_preview, TextPreview, TextPreviewBuilder};
+pub use text::{TextPreview, TextPreviewBuilder, text_preview};
 
 /// How much of an entry a preview shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,8 +5,8 @@ use std::collections::VecDeque;
 
 use regex::bytes::Regex;
 
-use super::binary::thousands;
 use super::PreviewConfig;
+use super::binary::thousands;
 
 /// Lines that usually matter when they sit in the middle of a long output.
 pub const NOTABLE_PATTERN: &str =
@@ -47,7 +47,10 @@ pub struct TextPreviewBuilder {
 impl TextPreviewBuilder {
     pub fn new(config: &PreviewConfig) -> Self {
         // The pattern is a constant; a failure here is a programming error caught by every test.
-        #[expect(clippy::expect_used, reason = "a constant pattern, compiled by every test")]
+        #[expect(
+            clippy::expect_used,
+            reason = "a constant pattern, compiled by every test"
+        )]
         let notable = Regex::new(NOTABLE_PATTERN).expect("notable pattern compiles");
         Self {
             config: config.clone(),
@@ -129,7 +132,8 @@ impl TextPreviewBuilder {
                 continue;
             }
             last_reported_line = Some(line_no);
-            let end = memchr::memchr(b'\n', &text[m.start()..]).map_or(text.len(), |p| m.start() + p);
+            let end =
+                memchr::memchr(b'\n', &text[m.start()..]).map_or(text.len(), |p| m.start() + p);
             self.record_notable(line_no + 1, &text[start..end]);
         }
         let newlines = line_no + count_newlines(&text[counted_to..]) - self.carry_line;
@@ -141,7 +145,10 @@ impl TextPreviewBuilder {
 
     fn record_notable(&mut self, number: u64, line: &[u8]) {
         self.notable_total += 1;
-        let text = shorten(&String::from_utf8_lossy(line), self.config.notable_line_chars);
+        let text = shorten(
+            &String::from_utf8_lossy(line),
+            self.config.notable_line_chars,
+        );
         let line = NotableLine { number, text };
         let keep = self.config.notable_lines;
         if self.first_notable.len() < keep {
@@ -327,7 +334,11 @@ fn cut_tail(buf: &str, max: usize) -> &str {
 
 /// Drops leading UTF-8 continuation bytes of a buffer cut at an arbitrary byte.
 fn trim_to_char_start(bytes: &[u8]) -> &[u8] {
-    let skip = bytes.iter().take(3).take_while(|&&b| (b & 0xC0) == 0x80).count();
+    let skip = bytes
+        .iter()
+        .take(3)
+        .take_while(|&&b| (b & 0xC0) == 0x80)
+        .count();
     &bytes[skip..]
 }
 

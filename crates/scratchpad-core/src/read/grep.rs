@@ -23,7 +23,12 @@ pub(crate) struct GrepArgs<'a> {
     pub from: u64,
 }
 
-pub(crate) fn grep(info: &EntryInfo, content: &EntryContent<'_>, args: &GrepArgs<'_>, budget: u64) -> Result<ReadReply> {
+pub(crate) fn grep(
+    info: &EntryInfo,
+    content: &EntryContent<'_>,
+    args: &GrepArgs<'_>,
+    budget: u64,
+) -> Result<ReadReply> {
     if args.context > MAX_CONTEXT {
         return Err(Error::invalid(format!(
             "context {} is too wide; ask for at most {MAX_CONTEXT} lines either side",
@@ -34,7 +39,9 @@ pub(crate) fn grep(info: &EntryInfo, content: &EntryContent<'_>, args: &GrepArgs
         return Err(Error::invalid("max_matches must be at least 1"));
     }
     if args.from == 0 {
-        return Err(Error::invalid("lines are numbered from 1; pass from=1 or later"));
+        return Err(Error::invalid(
+            "lines are numbered from 1; pass from=1 or later",
+        ));
     }
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case)
@@ -69,7 +76,7 @@ pub(crate) fn grep(info: &EntryInfo, content: &EntryContent<'_>, args: &GrepArgs
     if let Some(reader) = content.reader_at_line(args.from)? {
         searcher
             .search_reader(&matcher, reader, &mut sink)
-            .map_err(|e| Error::Storage(e.to_string()))?;
+            .map_err(super::source::from_io)?;
     }
     let continuation = sink.resume_at.map(|from| ReadMode::Grep {
         pattern: args.pattern.to_owned(),
@@ -108,8 +115,7 @@ pub(crate) fn grep(info: &EntryInfo, content: &EntryContent<'_>, args: &GrepArgs
 
 fn first_line(s: &str) -> String {
     s.lines()
-        .filter(|l| !l.trim().is_empty())
-        .last()
+        .rfind(|l| !l.trim().is_empty())
         .unwrap_or(s)
         .trim()
         .to_owned()

@@ -79,6 +79,17 @@ impl Default for Syntax {
     }
 }
 
+impl Syntax {
+    /// How to pass one argument: `force=true` for tools, `--force` on the command line.
+    pub fn flag(&self, name: &str, value: &str) -> String {
+        match self {
+            Self::Mcp { .. } => format!("{name}={value}"),
+            Self::Cli if value == "true" => format!("--{}", name.replace('_', "-")),
+            Self::Cli => format!("--{} {value}", name.replace('_', "-")),
+        }
+    }
+}
+
 impl ReadMode {
     /// The call that performs this read of `name`, in the face's syntax.
     pub fn render_call(&self, name: &str, syntax: &Syntax) -> String {
@@ -211,8 +222,7 @@ fn json_str(s: &str) -> String {
 /// Quotes a word for a POSIX shell when it needs it.
 fn shell_word(s: &str) -> String {
     if !s.is_empty()
-        && s
-            .bytes()
+        && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))
     {
         s.to_owned()
@@ -262,22 +272,33 @@ impl ReadReply {
     }
 }
 
-/// Limits a read must respect.
+/// Limits a read must respect, and how the caller's face spells calls in messages.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ReadLimits {
+pub(crate) struct ReadLimits<'a> {
     pub budget_chars: u64,
     pub full_max_chars: u64,
+    pub syntax: &'a Syntax,
 }
 
-pub(crate) fn read(store: &dyn Store, entry: &Entry, mode: &ReadMode, limits: ReadLimits) -> Result<ReadReply> {
+pub(crate) fn read(
+    store: &dyn Store,
+    entry: &Entry,
+    mode: &ReadMode,
+    limits: ReadLimits<'_>,
+) -> Result<ReadReply> {
     let info = &entry.info;
     let content = EntryContent::new(store, entry)?;
     let text_only = |what: &str| -> Result<()> {
         if info.kind == Kind::Binary {
             return Err(Error::WrongKind(format!(
-                "`{}` is binary ({} bytes); {what} reads text. Use mode bytes (offset, length) for base64 of its content",
+                "`{}` is binary ({} bytes); {what} reads text. Read its bytes as base64 with {}",
                 info.name,
-                thousands(info.bytes)
+                thousands(info.bytes),
+                ReadMode::Bytes {
+                    offset: 0,
+                    length: Some(3_000)
+                }
+                .render_call(&info.name, limits.syntax)
             )));
         }
         Ok(())
@@ -292,7 +313,14 @@ pub(crate) fn read(store: &dyn Store, entry: &Entry, mode: &ReadMode, limits: Re
         ReadMode::Tail { n } => {
             text_only("tail")?;
             let n = n.unwrap_or(DEFAULT_EDGE_CHARS);
-            char_range(info, &content, info.chars.saturating_sub(n), info.chars, budget, Vec::new())
+            char_range(
+                info,
+                &content,
+                info.chars.saturating_sub(n),
+                info.chars,
+                budget,
+                Vec::new(),
+            )
         }
         ReadMode::Range { start, end } => {
             text_only("range")?;
@@ -353,14 +381,32 @@ pub(crate) fn read(store: &dyn Store, entry: &Entry, mode: &ReadMode, limits: Re
             if info.chars > limits.full_max_chars && !force {
                 return Err(Error::TooLarge(format!(
                     "`{}` has {} characters ({} lines), over the {} a full read returns; read a part \
-                     (head, tail, lines, grep) or pass force=true to get all of it",
+                     such as {} or {}, or pass {} to get all of it",
                     info.name,
                     thousands(info.chars),
                     thousands(info.lines),
-                    thousands(limits.full_max_chars)
+                    thousands(limits.full_max_chars),
+                    ReadMode::Lines {
+                        from: 1,
+                        to: Some(100)
+                    }
+                    .render_call(&info.name, limits.syntax),
+                    ReadMode::Grep {
+                        pattern: "ERROR".into(),
+                        context: 2,
+                        max_matches: None,
+                        ignore_case: false,
+                        from: None
+                    }
+                    .render_call(&info.name, limits.syntax),
+                    limits.syntax.flag("force", "true")
                 )));
             }
-            let budget = if *force { u64::MAX } else { budget.max(limits.full_max_chars) };
+            let budget = if *force {
+                u64::MAX
+            } else {
+                budget.max(limits.full_max_chars)
+            };
             char_range(info, &content, 0, info.chars, budget, Vec::new())
         }
     }
@@ -411,7 +457,8 @@ fn read_lines(
             "lines are numbered from 1; ask for from=1 or later",
         ));
     }
-    let asked_to = to.unwrap_or(info.lines);
+    let open_ended = to.is_none();
+    let asked_to = to.unwrap_or(info.lines.max(from));
     if asked_to < from {
         return Err(Error::invalid(format!(
             "line range {from}-{asked_to} ends before it starts; give from ≤ to (1-based, inclusive; `{}` has {} lines)",
@@ -421,7 +468,7 @@ fn read_lines(
     }
     let mut notes = Vec::new();
     let to = asked_to.min(info.lines);
-    if asked_to > info.lines {
+    if !open_ended && asked_to > info.lines {
         notes.push(format!(
             "to={} is past the last line; clamped to {}",
             thousands(asked_to),
@@ -468,7 +515,9 @@ fn read_lines(
         if out_chars + cost > budget {
             if line_no == from {
                 // Even the first line does not fit: show its start and move past it.
-                let room = usize::try_from(budget).unwrap_or(usize::MAX).saturating_sub(prefix.len() + 2);
+                let room = usize::try_from(budget)
+                    .unwrap_or(usize::MAX)
+                    .saturating_sub(prefix.len() + 2);
                 out.push_str(&prefix);
                 out.extend(text.chars().take(room));
                 out.push_str("…\n");
@@ -478,9 +527,15 @@ fn read_lines(
                     thousands(text.chars().count() as u64)
                 ));
                 line_no += 1;
-                continuation = (line_no <= to).then_some(ReadMode::Lines { from: line_no, to: Some(to) });
+                continuation = (line_no <= to).then_some(ReadMode::Lines {
+                    from: line_no,
+                    to: Some(to),
+                });
             } else {
-                continuation = Some(ReadMode::Lines { from: line_no, to: Some(to) });
+                continuation = Some(ReadMode::Lines {
+                    from: line_no,
+                    to: Some(to),
+                });
             }
             break;
         }
@@ -512,7 +567,7 @@ fn next_line(reader: &mut impl std::io::BufRead, cap: usize, line: &mut Vec<u8>)
     line.clear();
     let mut any = false;
     loop {
-        let buf = reader.fill_buf()?;
+        let buf = reader.fill_buf().map_err(source::from_io)?;
         if buf.is_empty() {
             return Ok(any);
         }
@@ -530,7 +585,12 @@ fn next_line(reader: &mut impl std::io::BufRead, cap: usize, line: &mut Vec<u8>)
     }
 }
 
-fn read_json(info: &EntryInfo, content: &EntryContent<'_>, query: &str, budget: u64) -> Result<ReadReply> {
+fn read_json(
+    info: &EntryInfo,
+    content: &EntryContent<'_>,
+    query: &str,
+    budget: u64,
+) -> Result<ReadReply> {
     if info.kind != Kind::Json {
         return Err(Error::WrongKind(format!(
             "`{}` is {}, not JSON, so jq queries do not apply; use grep or lines to read it",
@@ -547,7 +607,7 @@ fn read_json(info: &EntryInfo, content: &EntryContent<'_>, query: &str, budget: 
         )));
     }
     let mut document = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
-    std::io::copy(&mut content.reader_at_byte(0)?, &mut document)?;
+    std::io::copy(&mut content.reader_at_byte(0)?, &mut document).map_err(source::from_io)?;
     let values = jq::run_jq(&document, query).map_err(|e| Error::invalid(e.to_string()))?;
     let count = values.len();
     let mut text = String::new();
@@ -570,7 +630,9 @@ fn read_json(info: &EntryInfo, content: &EntryContent<'_>, query: &str, budget: 
             .flatten()
             .or_else(|| {
                 let array = serde_json::to_vec(&values).ok()?;
-                crate::preview::json_shape_preview(array.as_slice(), 1_000).ok().flatten()
+                crate::preview::json_shape_preview(array.as_slice(), 1_000)
+                    .ok()
+                    .flatten()
             })
             .unwrap_or_default();
         notes.push(format!(
@@ -630,7 +692,9 @@ fn read_bytes(
     }
     let cut_end = end.min(start + max_len);
     let mut data = Vec::with_capacity(usize::try_from(cut_end - start).unwrap_or(0));
-    std::io::Read::take(content.reader_at_byte(start)?, cut_end - start).read_to_end(&mut data)?;
+    std::io::Read::take(content.reader_at_byte(start)?, cut_end - start)
+        .read_to_end(&mut data)
+        .map_err(source::from_io)?;
     let truncated = cut_end < end;
     Ok(ReadReply {
         name: info.name.clone(),

@@ -18,7 +18,9 @@ pub(crate) struct EntryContent<'a> {
 
 impl<'a> EntryContent<'a> {
     pub fn new(store: &'a dyn Store, entry: &crate::store::Entry) -> Result<Self> {
-        let last_seq = store.locate(entry.blob, Locate::Byte(u64::MAX))?.map(|p| p.seq);
+        let last_seq = store
+            .locate(entry.blob, Locate::Byte(u64::MAX))?
+            .map(|p| p.seq);
         Ok(Self {
             store,
             blob: entry.blob,
@@ -29,9 +31,9 @@ impl<'a> EntryContent<'a> {
     }
 
     fn locate(&self, at: Locate) -> Result<ChunkPos> {
-        self.store.locate(self.blob, at)?.ok_or_else(|| {
-            Error::Storage("the chunk index of this entry is incomplete; the entry may have been removed".into())
-        })
+        self.store
+            .locate(self.blob, at)?
+            .ok_or_else(|| Error::Raced(format!("blob {}", self.blob)))
     }
 
     /// Characters `start..end` (clamped to the content).
@@ -68,7 +70,10 @@ impl<'a> EntryContent<'a> {
             return Ok((self.bytes > 0).then(|| ChunkReader::new(*self, 0, 0)));
         }
         let newlines = line - 1;
-        let Some(pos) = self.store.locate(self.blob, Locate::AfterNewlines(newlines))? else {
+        let Some(pos) = self
+            .store
+            .locate(self.blob, Locate::AfterNewlines(newlines))?
+        else {
             return Ok(None);
         };
         let data = self.store.chunk(self.blob, pos.seq)?;
@@ -101,6 +106,19 @@ impl<'a> EntryContent<'a> {
     }
 }
 
+/// Unwraps an engine error that travelled through `std::io::Read`.
+pub(crate) fn from_io(err: std::io::Error) -> Error {
+    if err.get_ref().is_some_and(|inner| inner.is::<Error>()) {
+        if let Some(inner) = err.into_inner() {
+            if let Ok(engine) = inner.downcast::<Error>() {
+                return *engine;
+            }
+        }
+        return Error::Storage("a read failed".into());
+    }
+    Error::Io(err)
+}
+
 pub(crate) fn as_text(data: &[u8]) -> Result<&str> {
     std::str::from_utf8(data).map_err(|_| Error::Storage("a text chunk is not valid UTF-8".into()))
 }
@@ -130,7 +148,7 @@ impl<'a> ChunkReader<'a> {
 
     /// Makes sure unread bytes are in `current` unless the content is exhausted.
     fn fill(&mut self) -> Result<()> {
-        while !self.done && !(self.loaded && self.pos < self.current.len()) {
+        while !self.done && (!self.loaded || self.pos >= self.current.len()) {
             if self.loaded {
                 self.seq += 1;
                 self.pos = 0;

@@ -80,7 +80,9 @@ pub struct PendingBlob {
 pub enum NameChoice {
     Given(String),
     /// `<stem>_<n>` with `n` from the session's counter, never reused.
-    Auto { stem: String },
+    Auto {
+        stem: String,
+    },
 }
 
 /// When a write may go ahead.
@@ -229,7 +231,13 @@ pub trait Store: Send + Sync + fmt::Debug {
         now: i64,
     ) -> Result<Page>;
     /// Names in the session that look like `name` (for "did you mean" hints).
-    fn similar_names(&self, session: &str, name: &str, limit: usize, now: i64) -> Result<Vec<String>>;
+    fn similar_names(
+        &self,
+        session: &str,
+        name: &str,
+        limit: usize,
+        now: i64,
+    ) -> Result<Vec<String>>;
     /// Ranked full-text search within a session.
     fn search(&self, session: &str, query: &str, limit: usize, now: i64) -> Result<Vec<SearchHit>>;
     fn stats(&self, session: &str, now: i64) -> Result<SessionStats>;

@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction, TransactionBehavior};
+use rusqlite::{Connection, OptionalExtension, Row, Transaction, TransactionBehavior, params};
 
 use super::{
     BlobStats, Chunk, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, ListFilter,
     Locate, NameChoice, Page, PendingBlob, SearchHit, SessionStats, Store, WriteCondition,
 };
 use crate::error::{ConflictKind, Error, Result};
-use crate::model::{estimate_tokens, new_id, EntryInfo, Kind, Source};
+use crate::model::{EntryInfo, Kind, Source, estimate_tokens, new_id};
 
 /// Append-only migrations, named by the UTC time they were written.
 const MIGRATIONS: &[(i64, &str)] = &[(
@@ -94,10 +94,10 @@ impl SqliteStore {
     }
 
     fn give_back(&self, conn: Connection) {
-        if let Ok(mut idle) = self.idle.lock() {
-            if idle.len() < POOL_MAX_IDLE {
-                idle.push(conn);
-            }
+        if let Ok(mut idle) = self.idle.lock()
+            && idle.len() < POOL_MAX_IDLE
+        {
+            idle.push(conn);
         }
     }
 
@@ -127,7 +127,9 @@ fn migrate(conn: &mut Connection) -> Result<()> {
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT;",
     )?;
     let current: Option<i64> =
-        tx.query_row("SELECT MAX(version) FROM schema_migrations", [], |r| r.get(0))?;
+        tx.query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })?;
     let latest = MIGRATIONS.last().map_or(0, |m| m.0);
     if let Some(current) = current.filter(|&c| c > latest) {
         return Err(Error::Config(format!(
@@ -211,15 +213,22 @@ fn not_found(tx: &Connection, session: &str, key: &str, now: i64) -> Error {
     crate::error::not_found(session, key, &names)
 }
 
-fn similar(tx: &Connection, session: &str, key: &str, limit: usize, now: i64) -> Result<Vec<String>> {
+fn similar(
+    tx: &Connection,
+    session: &str,
+    key: &str,
+    limit: usize,
+    now: i64,
+) -> Result<Vec<String>> {
     let sql = format!(
         "SELECT name FROM entries WHERE session = :session AND {LIVE} ORDER BY updated_at DESC LIMIT 2000"
     );
     let mut stmt = tx.prepare_cached(&sql)?;
     let names = stmt
-        .query_map(rusqlite::named_params! {":session": session, ":now": now}, |r| {
-            r.get::<_, String>(0)
-        })?
+        .query_map(
+            rusqlite::named_params! {":session": session, ":now": now},
+            |r| r.get::<_, String>(0),
+        )?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     Ok(crate::error::closest_names(key, names, limit))
 }
@@ -295,7 +304,8 @@ fn settle_blob(tx: &Connection, stats: &BlobStats, pending: PendingBlob, now: i6
             )?;
             if alive == 0 {
                 return Err(Error::Storage(
-                    "this write was idle so long that it was collected as abandoned; run it again".into(),
+                    "this write was idle so long that it was collected as abandoned; run it again"
+                        .into(),
                 ));
             }
             staged
@@ -337,7 +347,9 @@ fn next_auto_name(tx: &Connection, session: &str, stem: &str) -> Result<String> 
 }
 
 fn escape_like(s: &str) -> String {
-    s.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
 }
 
 /// Turns free text into an FTS5 query of quoted terms, so user punctuation is never syntax.
@@ -489,11 +501,9 @@ impl Store for SqliteStore {
             let (_, entry) = tx.query_row(&sql, [rowid], entry_from_row)?;
             Ok(entry)
         });
-        if result.is_err() {
-            if let Some(staged) = staged {
-                // Best effort: GC removes it later if this fails too.
-                let _ = self.discard_staged(staged);
-            }
+        if let (Err(_), Some(staged)) = (&result, staged) {
+            // Best effort: GC removes it later if this fails too.
+            let _ = self.discard_staged(staged);
         }
         result
     }
@@ -528,8 +538,8 @@ impl Store for SqliteStore {
             match change {
                 EntryChange::Rename(new_name) => {
                     if let Some((other_rowid, other)) = find_any(tx, session, new_name)? {
-                        let expired = !other.info.pinned
-                            && other.info.expires_at.is_some_and(|t| t <= now);
+                        let expired =
+                            !other.info.pinned && other.info.expires_at.is_some_and(|t| t <= now);
                         if !expired {
                             return Err(Error::Conflict(ConflictKind::Exists {
                                 name: new_name.clone(),
@@ -585,8 +595,9 @@ impl Store for SqliteStore {
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64> {
         self.write_tx(|tx| {
             let rows = {
-                let mut stmt =
-                    tx.prepare_cached("SELECT rowid, blob FROM entries WHERE session = ?1 AND turn = ?2")?;
+                let mut stmt = tx.prepare_cached(
+                    "SELECT rowid, blob FROM entries WHERE session = ?1 AND turn = ?2",
+                )?;
                 stmt.query_map(params![session, turn], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<rusqlite::Result<Vec<(i64, i64)>>>()?
             };
@@ -618,28 +629,30 @@ impl Store for SqliteStore {
         self.with_conn(|conn| {
             let mut stmt = conn.prepare_cached(sql)?;
             Ok(stmt
-                .query_row(params![blob, i64::try_from(value).unwrap_or(i64::MAX)], |r| {
-                    Ok(ChunkPos {
-                        seq: r.get(0)?,
-                        byte_start: r.get::<_, i64>(1)? as u64,
-                        char_start: r.get::<_, i64>(2)? as u64,
-                        line_start: r.get::<_, i64>(3)? as u64,
-                        len: r.get::<_, i64>(4)? as u64,
-                    })
-                })
+                .query_row(
+                    params![blob, i64::try_from(value).unwrap_or(i64::MAX)],
+                    |r| {
+                        Ok(ChunkPos {
+                            seq: r.get(0)?,
+                            byte_start: r.get::<_, i64>(1)? as u64,
+                            char_start: r.get::<_, i64>(2)? as u64,
+                            line_start: r.get::<_, i64>(3)? as u64,
+                            len: r.get::<_, i64>(4)? as u64,
+                        })
+                    },
+                )
                 .optional()?)
         })
     }
 
     fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
         self.with_conn(|conn| {
-            let mut stmt = conn.prepare_cached("SELECT data FROM chunks WHERE blob = ?1 AND seq = ?2")?;
-            let data: Option<Vec<u8>> = stmt.query_row(params![blob, seq], |r| r.get(0)).optional()?;
-            data.ok_or_else(|| {
-                Error::Storage(format!(
-                    "chunk {seq} of this entry is missing; the entry was removed while it was read, read it again"
-                ))
-            })
+            let mut stmt =
+                conn.prepare_cached("SELECT data FROM chunks WHERE blob = ?1 AND seq = ?2")?;
+            let data: Option<Vec<u8>> = stmt
+                .query_row(params![blob, seq], |r| r.get(0))
+                .optional()?;
+            data.ok_or_else(|| Error::Raced(format!("blob {blob}")))
         })
     }
 
@@ -651,7 +664,8 @@ impl Store for SqliteStore {
         limit: usize,
         now: i64,
     ) -> Result<Page> {
-        let mut sql = format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE session = :session AND {LIVE}");
+        let mut sql =
+            format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE session = :session AND {LIVE}");
         let (cursor_updated, cursor_rowid) = match cursor {
             Some(c) => parse_cursor(c)?,
             None => (i64::MAX, i64::MAX),
@@ -676,7 +690,10 @@ impl Store for SqliteStore {
         }
         sql.push_str(" ORDER BY updated_at DESC, rowid DESC LIMIT :limit");
         let kind = filter.kind.map(Kind::as_str);
-        let prefix = filter.prefix.as_deref().map(|p| format!("{}%", escape_like(p)));
+        let prefix = filter
+            .prefix
+            .as_deref()
+            .map(|p| format!("{}%", escape_like(p)));
         let limit = limit.clamp(1, 1000);
         self.with_conn(|conn| {
             let mut stmt = conn.prepare_cached(&sql)?;
@@ -720,7 +737,13 @@ impl Store for SqliteStore {
         })
     }
 
-    fn similar_names(&self, session: &str, name: &str, limit: usize, now: i64) -> Result<Vec<String>> {
+    fn similar_names(
+        &self,
+        session: &str,
+        name: &str,
+        limit: usize,
+        now: i64,
+    ) -> Result<Vec<String>> {
         self.with_conn(|conn| similar(conn, session, name, limit, now))
     }
 
@@ -774,15 +797,18 @@ impl Store for SqliteStore {
         self.with_conn(|conn| {
             let mut stmt = conn.prepare_cached(&sql)?;
             let mut stats = SessionStats::default();
-            let rows = stmt.query_map(rusqlite::named_params! {":session": session, ":now": now}, |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, i64>(1)?,
-                    r.get::<_, i64>(2)?,
-                    r.get::<_, i64>(3)?,
-                    r.get::<_, i64>(4)?,
-                ))
-            })?;
+            let rows = stmt.query_map(
+                rusqlite::named_params! {":session": session, ":now": now},
+                |r| {
+                    Ok((
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, i64>(3)?,
+                        r.get::<_, i64>(4)?,
+                    ))
+                },
+            )?;
             for row in rows {
                 let (kind, count, pinned, bytes, preview_bytes) = row?;
                 let kind = Kind::parse(&kind).unwrap_or(Kind::Binary);
@@ -800,7 +826,10 @@ impl Store for SqliteStore {
 
     fn stored_bytes(&self) -> Result<u64> {
         self.with_conn(|conn| {
-            let total: i64 = conn.query_row("SELECT COALESCE(SUM(bytes), 0) FROM blobs", [], |r| r.get(0))?;
+            let total: i64 =
+                conn.query_row("SELECT COALESCE(SUM(bytes), 0) FROM blobs", [], |r| {
+                    r.get(0)
+                })?;
             Ok(total as u64)
         })
     }
@@ -808,7 +837,11 @@ impl Store for SqliteStore {
     fn last_gc_at(&self) -> Result<Option<i64>> {
         self.with_conn(|conn| {
             let value: Option<String> = conn
-                .query_row("SELECT value FROM store_meta WHERE key = 'last_gc_at'", [], |r| r.get(0))
+                .query_row(
+                    "SELECT value FROM store_meta WHERE key = 'last_gc_at'",
+                    [],
+                    |r| r.get(0),
+                )
                 .optional()?;
             Ok(value.and_then(|v| v.parse().ok()))
         })
@@ -885,7 +918,12 @@ impl Store for SqliteStore {
         })?;
         self.with_conn(|conn| {
             // Give the freed pages back to the file system, then shrink the log.
-            conn.execute_batch("PRAGMA incremental_vacuum;")?;
+            // Each step of this pragma frees one page: step until it is done.
+            let mut vacuum = conn.prepare("PRAGMA incremental_vacuum")?;
+            let mut rows = vacuum.query([])?;
+            while rows.next()?.is_some() {}
+            drop(rows);
+            drop(vacuum);
             conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))?;
             Ok(())
         })?;

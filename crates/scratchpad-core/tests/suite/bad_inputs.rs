@@ -1,0 +1,246 @@
+//! Every bad input gets a clear error, never a panic, and leaves stored entries intact.
+
+use scratchpad_core::{Error, PutOptions, ReadMode, Scratchpad};
+
+use crate::common::{log_with_errors, pad, put};
+
+fn grep(pattern: &str) -> ReadMode {
+    ReadMode::Grep {
+        pattern: pattern.into(),
+        context: 0,
+        max_matches: None,
+        ignore_case: false,
+        from: None,
+    }
+}
+
+#[test]
+fn bad_names_state_the_rule() {
+    let (_dir, pad) = pad();
+    let long = "a".repeat(1_000);
+    for bad in [
+        "a/b",
+        "../etc/passwd",
+        "a..b",
+        "nul\0byte",
+        "",
+        long.as_str(),
+        "-dash",
+        "sp ace",
+        "é",
+    ] {
+        let err = pad.write(bad, "x", Default::default()).unwrap_err();
+        assert!(matches!(err, Error::InvalidName { .. }), "{bad:?}: {err:?}");
+        let msg = err.to_string();
+        assert!(
+            msg.contains("1 to 128 characters from A-Z a-z 0-9 . _ -"),
+            "{msg}"
+        );
+        assert!(
+            msg.len() < 400,
+            "the message stays short even for long names: {msg}"
+        );
+        assert!(pad.get(bad).is_err());
+        assert!(pad.with_session(bad).is_err());
+    }
+}
+
+#[test]
+fn bad_reads_are_clear_errors_or_stated_clamps() {
+    let (_dir, pad) = pad();
+    put(&pad, "log", log_with_errors(1_000, &[500]).as_bytes());
+    put(&pad, "bin", b"\x00\x01\x02binary\xff");
+    let cases: Vec<(&str, ReadMode, &str)> = vec![
+        (
+            "log",
+            ReadMode::Range {
+                start: 50,
+                end: Some(10),
+            },
+            "start ≤ end",
+        ),
+        (
+            "log",
+            ReadMode::Lines {
+                from: 0,
+                to: Some(3),
+            },
+            "numbered from 1",
+        ),
+        (
+            "log",
+            ReadMode::Lines {
+                from: 30,
+                to: Some(3),
+            },
+            "from ≤ to",
+        ),
+        ("log", grep("("), "invalid regex `(`"),
+        ("log", grep("[a-"), "invalid regex"),
+        (
+            "log",
+            ReadMode::Json {
+                query: ".a[".into(),
+            },
+            "not JSON",
+        ),
+        (
+            "bin",
+            ReadMode::Lines {
+                from: 1,
+                to: Some(2),
+            },
+            "binary",
+        ),
+        ("bin", grep("x"), "mode=\"bytes\""),
+        ("bin", ReadMode::Head { n: None }, "binary"),
+        (
+            "missing",
+            ReadMode::Head { n: None },
+            "no entry named `missing`",
+        ),
+    ];
+    for (name, mode, expected) in cases {
+        let err = pad.read(name, &mode, None).unwrap_err().to_string();
+        assert!(err.contains(expected), "{mode:?}: {err}");
+    }
+    // Huge offsets are clamped and say so.
+    let reply = pad
+        .read(
+            "log",
+            &ReadMode::Range {
+                start: u64::MAX - 1,
+                end: Some(u64::MAX),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(reply.text.is_empty());
+    assert!(
+        reply.notes.iter().any(|n| n.contains("past the end")),
+        "{:?}",
+        reply.notes
+    );
+    let reply = pad
+        .read(
+            "log",
+            &ReadMode::Lines {
+                from: 990,
+                to: Some(u64::MAX),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(reply.text.lines().count(), 11);
+    assert!(
+        reply.notes.iter().any(|n| n.contains("clamped to 1,000")),
+        "{:?}",
+        reply.notes
+    );
+    let reply = pad
+        .read(
+            "bin",
+            &ReadMode::Bytes {
+                offset: u64::MAX,
+                length: Some(10),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(reply.text.is_empty());
+    // Nothing was lost.
+    assert_eq!(pad.get("log").unwrap().lines, 1_000);
+}
+
+#[test]
+fn jq_errors_say_what_to_do() {
+    let (_dir, pad) = pad();
+    put(&pad, "doc", br#"{"a": "text", "items": [1, 2]}"#);
+    let err = pad
+        .read(
+            "doc",
+            &ReadMode::Json {
+                query: ".items[".into(),
+            },
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(err.to_lowercase().contains("syntax"), "{err}");
+    let err = pad
+        .read(
+            "doc",
+            &ReadMode::Json {
+                query: ".a + 1".into(),
+            },
+            None,
+        )
+        .unwrap_err()
+        .to_string();
+    assert!(!err.is_empty());
+}
+
+#[test]
+fn empty_input_is_an_empty_entry() {
+    let (_dir, pad) = pad();
+    let info = pad
+        .put(
+            &mut &b""[..],
+            PutOptions {
+                name: Some("empty".into()),
+                ..PutOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!((info.bytes, info.chars, info.lines), (0, 0, 0));
+    assert_eq!(
+        pad.read("empty", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        ""
+    );
+    assert_eq!(
+        pad.read("empty", &ReadMode::Lines { from: 1, to: None }, None)
+            .unwrap()
+            .text,
+        ""
+    );
+    assert_eq!(
+        pad.read("empty", &grep("x"), None).unwrap().total_matches,
+        Some(0)
+    );
+}
+
+#[test]
+fn bad_store_urls_are_refused_without_leaking_secrets() {
+    let err = Scratchpad::open("postgres://agent:hunter2@db.internal/pad")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("postgres support is not enabled"), "{err}");
+    assert!(!err.contains("hunter2"));
+    let err = Scratchpad::open("mysql://x").unwrap_err().to_string();
+    assert!(err.contains("unknown store scheme"), "{err}");
+    let err = Scratchpad::open("sqlite://").unwrap_err().to_string();
+    assert!(err.contains("empty SQLite path"), "{err}");
+}
+
+#[test]
+fn a_newer_schema_is_refused_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("pad.db");
+    drop(Scratchpad::open(path.to_str().unwrap()).unwrap());
+    let conn = rusqlite::Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO schema_migrations (version, applied_at) VALUES (99990101000000, 0)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let err = Scratchpad::open(path.to_str().unwrap())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("newer scratchpad") && err.contains("upgrade"),
+        "{err}"
+    );
+}

@@ -1,0 +1,87 @@
+//! Several processes updating one note with `if_version` never lose an update.
+
+use scratchpad_core::{Error, ReadMode, Scratchpad, WriteOptions};
+
+use crate::common::spawn_child;
+
+const WRITERS: usize = 3;
+const INCREMENTS: usize = 30;
+
+/// Runs in each child: read-modify-write with if_version, retrying on conflict.
+#[test]
+#[ignore = "runs only as the child of processes_updating_one_note_lose_nothing"]
+fn concurrent_child_increments() {
+    let url = std::env::var("SCRATCHPAD_TEST_STORE").unwrap();
+    let me = std::env::var("SCRATCHPAD_TEST_WRITER").unwrap();
+    let pad = Scratchpad::open(&url).unwrap();
+    let mut done = 0;
+    while done < INCREMENTS {
+        let info = pad.get("counter").unwrap();
+        let text = pad
+            .read("counter", &ReadMode::Full { force: true }, None)
+            .unwrap()
+            .text;
+        let value: u64 = text.lines().next().unwrap().parse().unwrap();
+        let body = format!(
+            "{}\n{}{me}\n",
+            value + 1,
+            text.lines()
+                .skip(1)
+                .map(|l| format!("{l}\n"))
+                .collect::<String>()
+        );
+        match pad.write(
+            "counter",
+            &body,
+            WriteOptions {
+                if_version: Some(info.version),
+                ..WriteOptions::default()
+            },
+        ) {
+            Ok(_) => done += 1,
+            Err(Error::Conflict(_)) => continue,
+            Err(e) => panic!("{e}"),
+        }
+    }
+}
+
+#[test]
+fn processes_updating_one_note_lose_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/pad.db", dir.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("counter", "0\n", WriteOptions::default())
+        .unwrap();
+    let children: Vec<_> = (0..WRITERS)
+        .map(|i| {
+            spawn_child(
+                "suite::concurrency::concurrent_child_increments",
+                &[
+                    ("SCRATCHPAD_TEST_STORE", url.clone()),
+                    ("SCRATCHPAD_TEST_WRITER", format!("w{i}")),
+                ],
+            )
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.0.wait().unwrap().success());
+    }
+    let text = pad
+        .read("counter", &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text;
+    let total = WRITERS * INCREMENTS;
+    assert_eq!(text.lines().next().unwrap(), total.to_string());
+    assert_eq!(
+        text.lines().count(),
+        total + 1,
+        "every writer's line is there"
+    );
+    for i in 0..WRITERS {
+        assert_eq!(
+            text.lines().filter(|l| *l == format!("w{i}")).count(),
+            INCREMENTS
+        );
+    }
+    assert_eq!(pad.get("counter").unwrap().version, total as u64 + 1);
+}

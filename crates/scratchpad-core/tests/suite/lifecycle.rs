@@ -1,0 +1,341 @@
+//! Names, dedup, TTL, pin, quota, GC and disk space.
+
+use scratchpad_core::{
+    Config, ListFilter, Observation, ObservationContent, Offload, PutOptions, Source, Ttl,
+};
+
+use crate::common::{log_with_errors, pad, pad_with, put};
+
+fn offload(pad: &scratchpad_core::Scratchpad, tool: &str, text: String) -> Offload {
+    pad.offload(
+        Observation {
+            tool: tool.into(),
+            content: ObservationContent::Text(text),
+            metadata: serde_json::Map::from_iter([
+                ("path".to_owned(), serde_json::json!("/var/log/app.log")),
+                ("huge".to_owned(), serde_json::json!("x".repeat(1_000))),
+            ]),
+            args: Some(serde_json::json!({"path": "/var/log/app.log"})),
+            server: None,
+            is_error: false,
+        },
+        None,
+    )
+    .unwrap()
+}
+
+#[test]
+fn small_observations_stay_inline_and_large_ones_become_references() {
+    let (_dir, pad) = pad();
+    match offload(&pad, "read_file", "short".into()) {
+        Offload::Inline { observation, saved } => {
+            assert_eq!(
+                observation.content,
+                ObservationContent::Text("short".into())
+            );
+            assert!(saved.is_none());
+        }
+        other => panic!("expected inline, got {other:?}"),
+    }
+    let Offload::Offloaded(reference) = offload(&pad, "read_file", log_with_errors(1_000, &[500]))
+    else {
+        panic!("expected an offload");
+    };
+    assert_eq!(reference.scratchpad, "read_file_1");
+    assert_eq!(reference.lines, 1_000);
+    assert!(reference.preview.contains("500: "));
+    assert_eq!(
+        reference.metadata.get("path"),
+        Some(&serde_json::json!("/var/log/app.log"))
+    );
+    assert!(
+        reference.metadata.get("huge").is_none(),
+        "large metadata is not carried"
+    );
+    assert!(
+        reference
+            .hint
+            .contains("scratchpad_read(ref=\"read_file_1\", mode=\"grep\""),
+        "{}",
+        reference.hint
+    );
+    let json = serde_json::to_value(&reference).unwrap();
+    for key in [
+        "ok",
+        "scratchpad",
+        "id",
+        "kind",
+        "bytes",
+        "chars",
+        "lines",
+        "tokens_est",
+        "preview",
+        "hint",
+    ] {
+        assert!(json.get(key).is_some(), "missing {key}");
+    }
+    // The threshold is configurable.
+    let config = Config {
+        threshold_bytes: 3,
+        ..Config::default()
+    };
+    let (_dir2, strict) = pad_with(config);
+    assert!(matches!(
+        offload(&strict, "t", "four".into()),
+        Offload::Offloaded(_)
+    ));
+}
+
+#[test]
+fn automatic_names_are_never_reused() {
+    let (_dir, pad) = pad();
+    let put_tool = |content: &str| {
+        pad.put(
+            &mut content.as_bytes(),
+            PutOptions {
+                source: Source {
+                    tool: Some("fs/read file".into()),
+                    ..Source::default()
+                },
+                ..PutOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    assert_eq!(put_tool("a").name, "fs_read_file_1");
+    assert_eq!(put_tool("b").name, "fs_read_file_2");
+    pad.delete("fs_read_file_2", None).unwrap();
+    assert_eq!(put_tool("c").name, "fs_read_file_3");
+    // A user entry that takes the next automatic name is skipped, not overwritten.
+    put(&pad, "fs_read_file_4", b"mine");
+    assert_eq!(put_tool("d").name, "fs_read_file_5");
+    assert_eq!(
+        pad.read(
+            "fs_read_file_4",
+            &scratchpad_core::ReadMode::Full { force: false },
+            None
+        )
+        .unwrap()
+        .text,
+        "mine"
+    );
+}
+
+#[test]
+fn identical_content_is_stored_once() {
+    let (_dir, pad) = pad();
+    let log = log_with_errors(100_000, &[]);
+    put(&pad, "a", log.as_bytes());
+    let one = pad.stats().unwrap().store_bytes;
+    let b = put(&pad, "b", log.as_bytes());
+    assert_eq!(
+        pad.stats().unwrap().store_bytes,
+        one,
+        "second copy costs no content bytes"
+    );
+    assert_eq!(pad.stats().unwrap().figures.bytes, 2 * b.bytes);
+    pad.delete("a", None).unwrap();
+    assert_eq!(
+        pad.read("b", &scratchpad_core::ReadMode::Tail { n: Some(20) }, None)
+            .unwrap()
+            .text
+            .len(),
+        20
+    );
+}
+
+#[test]
+fn expired_entries_vanish_and_pinned_ones_stay() {
+    let (_dir, pad) = pad();
+    let opts = |name: &str, pinned| PutOptions {
+        name: Some(name.into()),
+        ttl: Ttl::After(1),
+        pinned,
+        ..PutOptions::default()
+    };
+    pad.put(&mut &b"soon gone"[..], opts("short", false))
+        .unwrap();
+    pad.put(&mut &b"kept"[..], opts("pinned", true)).unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    assert!(matches!(
+        pad.get("short"),
+        Err(scratchpad_core::Error::NotFound { .. })
+    ));
+    assert!(pad.get("pinned").is_ok());
+    let report = pad.gc().unwrap();
+    assert_eq!(report.expired, 1);
+    // Offloads default to 24 h, notes to no expiry.
+    let note = pad.write("plan", "step 1", Default::default()).unwrap();
+    assert_eq!(note.expires_at, None);
+    let Offload::Offloaded(off) = offload(&pad, "t", log_with_errors(500, &[])) else {
+        panic!()
+    };
+    let info = pad.get(&off.scratchpad).unwrap();
+    let ttl = info.expires_at.unwrap() - info.created_at;
+    assert_eq!(ttl, 24 * 3_600_000);
+}
+
+#[test]
+fn quota_evicts_least_recently_read_unpinned_entries() {
+    let config = Config {
+        quota_bytes: Some(2_000_000),
+        ..Config::default()
+    };
+    let (_dir, pad) = pad_with(config);
+    let blob = |i: u64| log_with_errors(14_000 + i, &[]); // about 1 MB each, all different
+    put(&pad, "old", blob(1).as_bytes());
+    pad.pin("old", true, None).unwrap();
+    put(&pad, "middle", blob(2).as_bytes());
+    std::thread::sleep(std::time::Duration::from_millis(5));
+    put(&pad, "new", blob(3).as_bytes());
+    // Over quota now: the least recently accessed unpinned entry went first.
+    assert!(pad.get("old").is_ok(), "pinned entries are never evicted");
+    assert!(
+        pad.get("middle").is_err(),
+        "the LRU unpinned entry is evicted"
+    );
+    assert!(pad.get("new").is_ok());
+    assert!(pad.stats().unwrap().store_bytes <= 2_000_000);
+}
+
+#[test]
+fn gc_returns_disk_space() {
+    let (dir, pad) = pad();
+    let big = log_with_errors(400_000, &[]); // ~ 27 MB
+    put(&pad, "big", big.as_bytes());
+    let db = dir.path().join("pad.db");
+    let size = |p: &std::path::Path| {
+        std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
+            + std::fs::metadata(p.with_extension("db-wal"))
+                .map(|m| m.len())
+                .unwrap_or(0)
+    };
+    pad.gc().unwrap();
+    let before = size(&db);
+    assert!(before > 20_000_000, "{before}");
+    pad.delete("big", None).unwrap();
+    let report = pad.gc().unwrap();
+    let after = size(&db);
+    assert!(after < 2_000_000, "file shrank from {before} to {after}");
+    assert!(report.disk_bytes_after < report.disk_bytes_before);
+}
+
+#[test]
+fn turns_are_listed_and_expired_together() {
+    let (_dir, pad) = pad();
+    for (name, turn) in [("a", "t1"), ("b", "t1"), ("c", "t2")] {
+        pad.put(
+            &mut &b"x"[..],
+            PutOptions {
+                name: Some(name.into()),
+                turn: Some(turn.into()),
+                ..PutOptions::default()
+            },
+        )
+        .unwrap();
+    }
+    let t1 = pad
+        .list(
+            &ListFilter {
+                turn: Some("t1".into()),
+                ..ListFilter::default()
+            },
+            None,
+            10,
+        )
+        .unwrap();
+    assert_eq!(t1.entries.len(), 2);
+    assert_eq!(pad.expire_turn("t1").unwrap(), 2);
+    let all = pad.list(&ListFilter::default(), None, 10).unwrap();
+    assert_eq!(
+        all.entries
+            .iter()
+            .map(|e| e.name.as_str())
+            .collect::<Vec<_>>(),
+        ["c"]
+    );
+}
+
+#[test]
+fn list_pages_newest_first_with_filters() {
+    let (_dir, pad) = pad();
+    for i in 0..25 {
+        put(&pad, &format!("note-{i:02}"), format!("n{i}").as_bytes());
+    }
+    put(&pad, "data", br#"{"a": 1}"#);
+    let mut names = Vec::new();
+    let mut cursor = None;
+    loop {
+        let page = pad
+            .list(&ListFilter::default(), cursor.as_deref(), 10)
+            .unwrap();
+        names.extend(page.entries.iter().map(|e| e.name.clone()));
+        match page.next_cursor {
+            Some(c) => cursor = Some(c),
+            None => break,
+        }
+    }
+    assert_eq!(names.len(), 26);
+    assert_eq!(names[0], "data");
+    assert_eq!(names[1], "note-24");
+    let json = pad
+        .list(
+            &ListFilter {
+                kind: Some(scratchpad_core::Kind::Json),
+                ..ListFilter::default()
+            },
+            None,
+            10,
+        )
+        .unwrap();
+    assert_eq!(json.entries.len(), 1);
+    let prefixed = pad
+        .list(
+            &ListFilter {
+                prefix: Some("note-1".into()),
+                ..ListFilter::default()
+            },
+            None,
+            50,
+        )
+        .unwrap();
+    assert_eq!(prefixed.entries.len(), 10);
+}
+
+#[test]
+fn search_ranks_entries_and_shows_snippets() {
+    let (_dir, pad) = pad();
+    pad.write(
+        "decisions",
+        "We chose PostgreSQL for the shared store because of row locks.",
+        Default::default(),
+    )
+    .unwrap();
+    pad.write(
+        "plan",
+        "1. write the parser\n2. benchmark it",
+        Default::default(),
+    )
+    .unwrap();
+    put(&pad, "log", log_with_errors(20_000, &[19_990]).as_bytes());
+    let hits = pad.search("postgresql locks", 10).unwrap();
+    assert_eq!(hits[0].entry.name, "decisions");
+    assert!(
+        hits[0].snippet.contains("«PostgreSQL»"),
+        "{}",
+        hits[0].snippet
+    );
+    // The end of a large entry is searchable too.
+    let hits = pad.search("connection reset", 10).unwrap();
+    assert_eq!(hits[0].entry.name, "log");
+}
+
+#[test]
+fn stats_count_tokens_kept_out_of_context() {
+    let (_dir, pad) = pad();
+    put(&pad, "log", log_with_errors(10_000, &[]).as_bytes());
+    let stats = pad.stats().unwrap();
+    assert_eq!(stats.figures.entries, 1);
+    assert!(stats.figures.tokens_kept_out > 100_000, "{stats:?}");
+    assert!(stats.figures.tokens_kept_out < stats.figures.tokens_est);
+}

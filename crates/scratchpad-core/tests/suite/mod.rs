@@ -1,0 +1,9 @@
+mod bad_inputs;
+mod concurrency;
+mod crash;
+mod lifecycle;
+mod notes;
+mod previews;
+mod reads;
+mod references;
+mod sessions;

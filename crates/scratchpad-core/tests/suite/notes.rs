@@ -1,0 +1,135 @@
+//! Notes: write, append, edit, rename, delete, pin, TTL, all honouring `if_version`.
+
+use scratchpad_core::{ConflictKind, Error, ReadMode, Ttl, WriteOptions};
+
+use crate::common::pad;
+
+fn text(pad: &scratchpad_core::Scratchpad, name: &str) -> String {
+    pad.read(name, &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text
+}
+
+fn at(version: u64) -> WriteOptions {
+    WriteOptions {
+        if_version: Some(version),
+        ..WriteOptions::default()
+    }
+}
+
+#[test]
+fn write_append_edit_rename_delete() {
+    let (_dir, pad) = pad();
+    let v1 = pad
+        .write("plan", "1. parse\n2. test\n", WriteOptions::default())
+        .unwrap();
+    assert_eq!(v1.version, 1);
+    let v2 = pad
+        .append("plan", "3. ship\n", WriteOptions::default())
+        .unwrap();
+    assert_eq!(v2.version, 2);
+    assert_eq!(text(&pad, "plan"), "1. parse\n2. test\n3. ship\n");
+    let edit = pad
+        .edit(
+            "plan",
+            "2. test",
+            "2. test on both backends",
+            false,
+            Some(2),
+        )
+        .unwrap();
+    assert_eq!(edit.replacements, 1);
+    assert_eq!(edit.entry.version, 3);
+    assert_eq!(
+        text(&pad, "plan"),
+        "1. parse\n2. test on both backends\n3. ship\n"
+    );
+
+    let err = pad
+        .edit("plan", ". ", ") ", false, None)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("occurs 3 times") && err.contains("replace_all"),
+        "{err}"
+    );
+    let all = pad.edit("plan", ". ", ") ", true, None).unwrap();
+    assert_eq!(all.replacements, 3);
+    let err = pad
+        .edit("plan", "absent", "x", false, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("does not occur"), "{err}");
+
+    let renamed = pad.rename("plan", "plan-final", None).unwrap();
+    assert_eq!(renamed.version, 5);
+    assert!(matches!(pad.get("plan"), Err(Error::NotFound { .. })));
+    // The id keeps working after a rename.
+    assert_eq!(pad.get(&renamed.id).unwrap().name, "plan-final");
+    pad.delete("plan-final", Some(5)).unwrap();
+    assert!(pad.get("plan-final").is_err());
+}
+
+#[test]
+fn if_version_conflicts_name_the_current_version() {
+    let (_dir, pad) = pad();
+    pad.write("n", "a", WriteOptions::default()).unwrap();
+    pad.write("n", "b", at(1)).unwrap();
+    let err = pad.write("n", "c", at(1)).unwrap_err();
+    match &err {
+        Error::Conflict(ConflictKind::Version {
+            expected: 1,
+            current: Some(2),
+            ..
+        }) => {}
+        other => panic!("unexpected {other:?}"),
+    }
+    assert!(err.to_string().contains("current version is 2"));
+    for result in [
+        pad.append("n", "x", at(7)).map(|_| ()),
+        pad.edit("n", "b", "x", false, Some(7)).map(|_| ()),
+        pad.rename("n", "m", Some(7)).map(|_| ()),
+        pad.pin("n", true, Some(7)).map(|_| ()),
+        pad.set_ttl("n", Some(1000), Some(7)).map(|_| ()),
+        pad.delete("n", Some(7)).map(|_| ()),
+    ] {
+        assert!(matches!(result, Err(Error::Conflict(_))), "{result:?}");
+    }
+    assert_eq!(text(&pad, "n"), "b");
+    let err = pad.write("fresh", "x", at(1)).unwrap_err().to_string();
+    assert!(err.contains("does not exist"), "{err}");
+}
+
+#[test]
+fn pin_and_ttl_bump_versions_and_survive_overwrites() {
+    let (_dir, pad) = pad();
+    pad.write(
+        "n",
+        "a",
+        WriteOptions {
+            ttl: Ttl::After(3_600_000),
+            ..WriteOptions::default()
+        },
+    )
+    .unwrap();
+    let pinned = pad.pin("n", true, Some(1)).unwrap();
+    assert!(pinned.pinned);
+    assert_eq!(pinned.version, 2);
+    let rewritten = pad.write("n", "b", WriteOptions::default()).unwrap();
+    assert!(rewritten.pinned, "an overwrite keeps the pin");
+    assert!(rewritten.expires_at.is_some(), "an overwrite keeps the TTL");
+    let forever = pad.set_ttl("n", None, None).unwrap();
+    assert_eq!(forever.expires_at, None);
+    let err = pad.rename("n", "n", None);
+    assert!(err.is_err());
+}
+
+#[test]
+fn rename_refuses_to_overwrite() {
+    let (_dir, pad) = pad();
+    pad.write("a", "1", WriteOptions::default()).unwrap();
+    pad.write("b", "2", WriteOptions::default()).unwrap();
+    let err = pad.rename("a", "b", None).unwrap_err().to_string();
+    assert!(err.contains("already exists"), "{err}");
+    assert_eq!(text(&pad, "b"), "2");
+}

@@ -1,0 +1,273 @@
+//! Readers: slices that concatenate to the whole, line ranges, grep, jq, bytes, budgets.
+
+use proptest::prelude::*;
+use scratchpad_core::{Kind, ReadMode, Syntax};
+
+use crate::common::{log_with_errors, pad, put};
+
+fn grep(pattern: &str, context: u64) -> ReadMode {
+    ReadMode::Grep {
+        pattern: pattern.into(),
+        context,
+        max_matches: None,
+        ignore_case: false,
+        from: None,
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+    #[test]
+    fn range_slices_concatenate_to_the_whole(
+        text in "[a-z\\né€😀]{0,3000}",
+        cuts in proptest::collection::vec(0u64..3200, 0..6),
+    ) {
+        let (_dir, pad) = pad();
+        let info = put(&pad, "t", text.as_bytes());
+        let mut bounds: Vec<u64> = cuts.into_iter().map(|c| c.min(info.chars)).collect();
+        bounds.push(0);
+        bounds.push(info.chars);
+        bounds.sort_unstable();
+        let mut whole = String::new();
+        for pair in bounds.windows(2) {
+            let reply = pad.read("t", &ReadMode::Range { start: pair[0], end: Some(pair[1]) }, Some(100_000)).unwrap();
+            whole.push_str(&reply.text);
+        }
+        prop_assert_eq!(whole, text);
+    }
+}
+
+#[test]
+fn budgeted_reads_continue_exactly_across_chunks() {
+    let (_dir, pad) = pad();
+    // Multi-byte characters across several 256 KiB chunks.
+    let text: String = (0..120_000).map(|i| format!("{i}é€😀\n")).collect();
+    let info = put(&pad, "big", text.as_bytes());
+    let mut next = Some(ReadMode::Range {
+        start: 0,
+        end: None,
+    });
+    let mut whole = String::new();
+    let mut calls = 0;
+    while let Some(mode) = next {
+        let reply = pad.read("big", &mode, Some(300_000)).unwrap();
+        whole.push_str(&reply.text);
+        next = reply.continuation;
+        calls += 1;
+    }
+    assert_eq!(whole, text);
+    assert!(calls > 3);
+    assert_eq!(info.chars, text.chars().count() as u64);
+}
+
+#[test]
+fn lines_from_the_middle_of_a_large_entry() {
+    let (_dir, pad) = pad();
+    let log = log_with_errors(200_000, &[100_000]);
+    let info = put(&pad, "log", log.as_bytes());
+    assert_eq!(info.lines, 200_000);
+    let reply = pad
+        .read(
+            "log",
+            &ReadMode::Lines {
+                from: 99_999,
+                to: Some(100_001),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(reply.location, "lines 99,999–100,001 of 200,000");
+    let lines: Vec<&str> = reply.text.lines().collect();
+    assert_eq!(lines.len(), 3);
+    assert!(
+        lines[1].starts_with("100,000: ") && lines[1].contains("ERROR worker 100000"),
+        "{lines:?}"
+    );
+    // Every line of the log comes back, in order, when paged by continuation.
+    let mut next = Some(ReadMode::Lines { from: 1, to: None });
+    let mut count = 0;
+    while let Some(mode) = next {
+        let reply = pad.read("log", &mode, Some(50_000)).unwrap();
+        count += reply.text.lines().count();
+        next = reply.continuation;
+    }
+    assert_eq!(count, 200_000);
+}
+
+#[test]
+fn line_ranges_at_chunk_boundaries_are_exact() {
+    let (_dir, pad) = pad();
+    // Lines of varying length so chunk boundaries fall inside lines and right after newlines.
+    let text: String = (1..=60_000)
+        .map(|i| format!("{}\n", "x".repeat(i % 17)))
+        .collect();
+    put(&pad, "t", text.as_bytes());
+    let all: Vec<&str> = text.lines().collect();
+    for from in [
+        1u64, 2, 15_000, 15_420, 29_999, 30_000, 44_444, 59_999, 60_000,
+    ] {
+        let reply = pad
+            .read(
+                "t",
+                &ReadMode::Lines {
+                    from,
+                    to: Some(from),
+                },
+                None,
+            )
+            .unwrap();
+        let got = reply
+            .text
+            .lines()
+            .next()
+            .unwrap()
+            .split_once(": ")
+            .map_or("", |(_, t)| t)
+            .to_owned();
+        assert_eq!(got, all[from as usize - 1], "line {from}");
+    }
+}
+
+#[test]
+fn grep_counts_every_match_and_shows_context() {
+    let (_dir, pad) = pad();
+    let log = log_with_errors(50_000, &[10, 25_000, 49_999, 50_000]);
+    put(&pad, "log", log.as_bytes());
+    let reply = pad.read("log", &grep("ERROR", 1), None).unwrap();
+    assert_eq!(reply.total_matches, Some(4));
+    assert!(reply.text.contains("25,000:"), "{}", reply.text);
+    assert!(reply.text.contains("24,999-"), "{}", reply.text);
+    assert!(reply.text.contains("25,001-"), "{}", reply.text);
+    assert!(reply.text.contains("--\n"));
+    assert!(reply.continuation.is_none());
+
+    let many = pad
+        .read(
+            "log",
+            &ReadMode::Grep {
+                pattern: "INFO".into(),
+                context: 0,
+                max_matches: Some(5),
+                ignore_case: false,
+                from: None,
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(many.total_matches, Some(49_996));
+    assert_eq!(many.text.lines().count(), 5);
+    let next = many.continuation.clone().unwrap();
+    assert!(
+        next.render_call("log", &Syntax::Cli)
+            .contains("--from-line 6"),
+        "{next:?}"
+    );
+    let more = pad.read("log", &next, None).unwrap();
+    assert!(more.text.starts_with("6:"), "{}", more.text);
+
+    let insensitive = pad
+        .read(
+            "log",
+            &ReadMode::Grep {
+                pattern: "error".into(),
+                context: 0,
+                max_matches: None,
+                ignore_case: true,
+                from: None,
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(insensitive.total_matches, Some(4));
+}
+
+#[test]
+fn json_entries_answer_jq_and_show_their_shape() {
+    let (_dir, pad) = pad();
+    let items: Vec<serde_json::Value> = (0..3_000)
+        .map(|i| serde_json::json!({"id": i, "name": format!("item-{i}"), "tags": ["a", "b"]}))
+        .collect();
+    let doc = serde_json::json!({"items": items, "total": 3_000});
+    let info = put(&pad, "api", doc.to_string().as_bytes());
+    assert_eq!(info.kind, Kind::Json);
+    assert!(info.preview.contains("items"), "{}", info.preview);
+    let reply = pad
+        .read(
+            "api",
+            &ReadMode::Json {
+                query: ".items[1234].name".into(),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(reply.text.trim(), "\"item-1234\"");
+    let reply = pad
+        .read(
+            "api",
+            &ReadMode::Json {
+                query: ".total".into(),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(reply.text.trim(), "3000");
+}
+
+#[test]
+fn binary_entries_read_as_base64_bytes() {
+    use base64::Engine as _;
+    let (_dir, pad) = pad();
+    let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+    png.extend((0..10_000u32).map(|i| (i % 251) as u8));
+    let info = put(&pad, "img", &png);
+    assert_eq!(info.kind, Kind::Binary);
+    assert!(info.preview.contains("type=image/png"), "{}", info.preview);
+    let reply = pad
+        .read(
+            "img",
+            &ReadMode::Bytes {
+                offset: 100,
+                length: Some(50),
+            },
+            None,
+        )
+        .unwrap();
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(reply.text)
+        .unwrap();
+    assert_eq!(decoded, &png[100..150]);
+}
+
+#[test]
+fn full_reads_are_guarded_and_head_tail_default() {
+    let (_dir, pad) = pad();
+    let log = log_with_errors(20_000, &[]);
+    put(&pad, "log", log.as_bytes());
+    let err = pad
+        .read("log", &ReadMode::Full { force: false }, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("force=true"), "{err}");
+    let all = pad
+        .read("log", &ReadMode::Full { force: true }, None)
+        .unwrap();
+    assert_eq!(all.text, log);
+    let head = pad.read("log", &ReadMode::Head { n: None }, None).unwrap();
+    assert_eq!(head.text.chars().count(), 2_000);
+    let tail = pad
+        .read("log", &ReadMode::Tail { n: Some(10) }, None)
+        .unwrap();
+    assert!(log.ends_with(&tail.text));
+}
+
+#[test]
+fn snapshot_grep_reply() {
+    let (_dir, pad) = pad();
+    put(
+        &pad,
+        "log",
+        log_with_errors(300, &[150, 151, 290]).as_bytes(),
+    );
+    let reply = pad.read("log", &grep("ERROR", 1), None).unwrap();
+    insta::assert_snapshot!(reply.render(&Syntax::Cli));
+}

@@ -1,0 +1,71 @@
+//! Pass by reference: `{{scratchpad:NAME}}` with selectors.
+
+use crate::common::{pad, put};
+
+#[test]
+fn placeholders_expand_whole_values_and_parts() {
+    let (_dir, pad) = pad();
+    put(&pad, "lines", b"one\ntwo\nthree\nfour\n");
+    put(
+        &pad,
+        "data",
+        br#"{"items": [{"id": "a1"}, {"id": "b2"}], "n": 2}"#,
+    );
+    assert_eq!(
+        pad.resolve("all: {{scratchpad:lines}}").unwrap(),
+        "all: one\ntwo\nthree\nfour\n"
+    );
+    assert_eq!(
+        pad.resolve("{{scratchpad:lines#lines=2-3}}").unwrap(),
+        "two\nthree"
+    );
+    assert_eq!(
+        pad.resolve("{{scratchpad:lines#range=4-7}}").unwrap(),
+        "two"
+    );
+    assert_eq!(
+        pad.resolve("id={{scratchpad:data#json=.items[1].id}}")
+            .unwrap(),
+        "id=b2"
+    );
+    assert_eq!(pad.resolve("n={{scratchpad:data#json=.n}}").unwrap(), "n=2");
+    assert_eq!(
+        pad.resolve(r"literal \{{scratchpad:lines}} stays").unwrap(),
+        "literal {{scratchpad:lines}} stays"
+    );
+    assert_eq!(
+        pad.resolve("other {{braces}} pass").unwrap(),
+        "other {{braces}} pass"
+    );
+    let args = serde_json::json!({"path": "/x", "content": "{{scratchpad:lines#lines=1-1}}", "list": ["{{scratchpad:data#json=.n}}"]});
+    assert_eq!(
+        pad.resolve_json(&args).unwrap(),
+        serde_json::json!({"path": "/x", "content": "one", "list": ["2"]})
+    );
+}
+
+#[test]
+fn unknown_names_and_bad_selectors_are_errors() {
+    let (_dir, pad) = pad();
+    put(&pad, "lines", b"one\n");
+    let err = pad
+        .resolve("{{scratchpad:missing}}")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("no entry named `missing`") && err.contains("`lines`"),
+        "{err}"
+    );
+    let err = pad
+        .resolve("{{scratchpad:lines#cols=1-2}}")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("#lines=10-20"), "{err}");
+    let err = pad.resolve("{{scratchpad:lines").unwrap_err().to_string();
+    assert!(err.contains("unterminated"), "{err}");
+    let other = pad.with_session("other").unwrap();
+    assert!(
+        other.resolve("{{scratchpad:lines}}").is_err(),
+        "never crosses sessions"
+    );
+}

@@ -1,0 +1,468 @@
+//! The command line: every flag, with the help text a person (or an agent with a shell) reads.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "scratchpad",
+    version,
+    about = "Keep whole tool outputs out of an LLM's context: previews, slices, notes.",
+    long_about = "Keep whole tool outputs out of an LLM's context: previews, slices, notes.\n\n\
+        Large outputs are stored whole; you see a short reference with a preview and read slices on demand. \
+        Notes you write survive restarts.\n\n\
+        Examples:\n  \
+        cargo test 2>&1 | scratchpad put --tool cargo_test\n  \
+        scratchpad run -- make build\n  \
+        scratchpad read cargo_test_1 --grep 'FAILED|error' -C 2\n  \
+        scratchpad write plan 'step 1: reproduce the bug'",
+    max_term_width = 100
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Args)]
+pub struct GlobalArgs {
+    /// Store to use: sqlite:///abs/path.db or a plain file path [default: the user data dir]
+    #[arg(
+        long,
+        global = true,
+        env = "SCRATCHPAD_STORE",
+        value_name = "URL",
+        hide_env_values = true,
+        help_heading = "Global options"
+    )]
+    pub store: Option<String>,
+    /// Session whose entries you see; other sessions' entries are invisible [default: default]
+    #[arg(
+        long,
+        global = true,
+        env = "SCRATCHPAD_SESSION",
+        value_name = "NAME",
+        hide_env_values = true,
+        help_heading = "Global options"
+    )]
+    pub session: Option<String>,
+    /// TOML configuration file [default: ~/.config/scratchpad/config.toml when it exists]
+    #[arg(
+        long,
+        global = true,
+        value_name = "PATH",
+        help_heading = "Global options"
+    )]
+    pub config: Option<PathBuf>,
+    /// Print machine-readable JSON instead of text
+    #[arg(long, global = true, help_heading = "Global options")]
+    pub json: bool,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    Put(PutArgs),
+    Run(RunArgs),
+    Read(ReadArgs),
+    Show(ShowArgs),
+    Ls(LsArgs),
+    Search(SearchArgs),
+    Write(WriteArgs),
+    Append(AppendArgs),
+    Edit(EditArgs),
+    Mv(MvArgs),
+    Rm(RmArgs),
+    /// Pin an entry: it never expires and is never evicted
+    #[command(
+        long_about = "Pin an entry: it never expires and is never evicted to meet the quota.\n\n\
+        Example:\n  \
+        scratchpad pin cargo_test_3"
+    )]
+    Pin(PinArgs),
+    /// Unpin an entry: its TTL applies again
+    #[command(
+        long_about = "Unpin an entry: its TTL applies again and it may be evicted to meet the \
+        quota.\n\n\
+        Example:\n  \
+        scratchpad unpin cargo_test_3"
+    )]
+    Unpin(PinArgs),
+    Ttl(TtlArgs),
+    ExpireTurn(ExpireTurnArgs),
+    Resolve(ResolveArgs),
+    /// Remove expired entries, evict over quota and give disk space back
+    #[command(
+        long_about = "Remove expired entries, evict the least recently read unpinned entries \
+        when the store is over its quota, and give disk space back. It also runs on its own now and \
+        then.\n\n\
+        Example:\n  \
+        scratchpad gc"
+    )]
+    Gc,
+    /// Show entries, bytes and the tokens kept out of context
+    #[command(
+        long_about = "Show the session's entries, pinned entries, bytes and estimated tokens \
+        kept out of context, plus the store's size and quota.\n\n\
+        Example:\n  \
+        scratchpad stats"
+    )]
+    Stats,
+}
+
+/// Store stdin (or a file) and print a reference with a preview.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Store stdin (or a file) whole and print a reference with a preview.\n\n\
+    Small content prints just one line; content above the offload threshold also prints a preview \
+    (start, end, notable lines) and the commands that read more.\n\n\
+    Examples:\n  \
+    cargo build 2>&1 | scratchpad put --tool cargo_build\n  \
+    scratchpad put api_response --file response.json --ttl 7d"
+)]
+pub struct PutArgs {
+    /// Entry name; without it the name is `<tool>_<n>` (or `put_<n>`), never reusing an old one
+    pub name: Option<String>,
+    /// Read this file instead of stdin
+    #[arg(long, short, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+    /// The tool that produced the content (shown in listings, used for automatic names)
+    #[arg(long, value_name = "T")]
+    pub tool: Option<String>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+    /// Tag the entry with a turn, so `expire-turn TAG` can remove it later
+    #[arg(long, value_name = "TAG")]
+    pub turn: Option<String>,
+    /// Only overwrite NAME if it is at this version (a mismatch is an error naming the current one)
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Free metadata to keep with the entry, as a JSON object
+    #[arg(long, value_name = "JSON")]
+    pub meta: Option<String>,
+}
+
+/// Lifetime flags shared by the commands that create entries.
+#[derive(Debug, Args)]
+pub struct KeepArgs {
+    /// How long to keep the entry: 30m, 24h, 7d, or `never` [default: 24h for automatic names, never for named]
+    #[arg(long, value_name = "DURATION")]
+    pub ttl: Option<String>,
+    /// Pin the entry: it never expires and is never evicted to meet the quota
+    #[arg(long)]
+    pub pin: bool,
+}
+
+/// Run a command and store its output (stdout and stderr merged).
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Run a command, storing its output (stdout and stderr merged, in order).\n\n\
+    Small output prints inline as it is; large output prints a reference with a preview and the \
+    commands that read more. The exit code is the command's own.\n\n\
+    Examples:\n  \
+    scratchpad run -- cargo test --workspace\n  \
+    scratchpad run --name deps -- cargo tree"
+)]
+pub struct RunArgs {
+    /// Entry name [default: `<command>_<n>`]
+    #[arg(long, value_name = "N")]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+    /// Tag the entry with a turn, so `expire-turn TAG` can remove it later
+    #[arg(long, value_name = "TAG")]
+    pub turn: Option<String>,
+    /// The command and its arguments (after `--`)
+    #[arg(
+        required = true,
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        value_name = "CMD"
+    )]
+    pub command: Vec<String>,
+}
+
+/// Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.\n\n\
+    Give at most one mode; without one the whole entry is read (refused above a size guard). Every \
+    reply says which part it covers and, when cut at the budget, ends with the exact command that \
+    continues it.\n\n\
+    Examples:\n  \
+    scratchpad read cargo_test_1 --grep 'FAILED|error' -C 3\n  \
+    scratchpad read cargo_test_1 --lines 200-260\n  \
+    scratchpad read big_log --raw > big_log.txt",
+    group = clap::ArgGroup::new("mode").multiple(false)
+)]
+pub struct ReadArgs {
+    /// Entry name or id
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// The first N characters [default: 2000]
+    #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
+    pub head: Option<Option<u64>>,
+    /// The last N characters [default: 2000]
+    #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
+    pub tail: Option<Option<u64>>,
+    /// Characters FROM-TO (0-based, end exclusive); FROM- reads to the end
+    #[arg(long, value_name = "A-B", group = "mode", allow_hyphen_values = true)]
+    pub range: Option<String>,
+    /// Lines FROM-TO (1-based, inclusive), numbered; FROM- reads to the end, N reads one line
+    #[arg(long, value_name = "A-B", group = "mode", allow_hyphen_values = true)]
+    pub lines: Option<String>,
+    /// Lines matching a regular expression, numbered, with the total match count
+    #[arg(
+        long,
+        value_name = "PATTERN",
+        group = "mode",
+        allow_hyphen_values = true
+    )]
+    pub grep: Option<String>,
+    /// With --grep: lines of context around each match
+    #[arg(
+        short = 'C',
+        long,
+        value_name = "N",
+        requires = "grep",
+        default_value_t = 0,
+        hide_default_value = true
+    )]
+    pub context: u64,
+    /// With --grep: match case-insensitively
+    #[arg(short, long, requires = "grep")]
+    pub ignore_case: bool,
+    /// With --grep: list at most N matching lines [default: 100]
+    #[arg(long, value_name = "N", requires = "grep")]
+    pub max: Option<u64>,
+    /// With --grep: start searching at this line
+    #[arg(long, value_name = "N", requires = "grep")]
+    pub from_line: Option<u64>,
+    /// Run a jq query over a JSON entry, e.g. '.items[0]' or 'keys'
+    #[arg(long, value_name = "QUERY", group = "mode", allow_hyphen_values = true)]
+    pub jq: Option<String>,
+    /// Bytes FROM-TO (0-based, end exclusive) as base64; FROM- reads to the end
+    #[arg(long, value_name = "A-B", group = "mode", allow_hyphen_values = true)]
+    pub bytes: Option<String>,
+    /// The whole entry (the default); refused above the size guard unless --force
+    #[arg(long, group = "mode")]
+    pub full: bool,
+    /// With --full: read all of it whatever its size
+    #[arg(long, requires = "full")]
+    pub force: bool,
+    /// Characters this reply may hold, instead of the configured budget
+    #[arg(long, value_name = "CHARS")]
+    pub budget: Option<usize>,
+    /// Print only the content: no header, notes or continuation. With --full (or no mode) the entry
+    /// is streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
+    #[arg(long)]
+    pub raw: bool,
+}
+
+/// Show an entry's metadata, preview and how to read it.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Show an entry's metadata (sizes, times, version, source), its preview and \
+    the commands that read it.\n\n\
+    Example:\n  \
+    scratchpad show cargo_test_1"
+)]
+pub struct ShowArgs {
+    /// Entry name or id
+    #[arg(value_name = "REF")]
+    pub reference: String,
+}
+
+/// List the session's entries, newest first.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "List the session's entries, newest first, a page at a time.\n\n\
+    Examples:\n  \
+    scratchpad ls --kind json\n  \
+    scratchpad ls --tool cargo_test --limit 10"
+)]
+pub struct LsArgs {
+    /// Only entries of this kind: text, json or binary
+    #[arg(long, value_name = "KIND")]
+    pub kind: Option<String>,
+    /// Only names starting with this
+    #[arg(long, value_name = "PREFIX")]
+    pub prefix: Option<String>,
+    /// Only entries produced by this tool
+    #[arg(long, value_name = "T")]
+    pub tool: Option<String>,
+    /// Only pinned entries
+    #[arg(long)]
+    pub pinned: bool,
+    /// Only entries tagged with this turn
+    #[arg(long, value_name = "TAG")]
+    pub turn: Option<String>,
+    /// Entries per page
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+    /// Continue a listing where the previous page ended (printed after the table)
+    #[arg(long, value_name = "C")]
+    pub cursor: Option<String>,
+}
+
+/// Full-text search over the session's entries.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Full-text search over the session's entries, best match first, with a \
+    snippet of each.\n\n\
+    Example:\n  \
+    scratchpad search 'connection refused'"
+)]
+pub struct SearchArgs {
+    /// Words to look for
+    pub query: String,
+    /// Hits to show at most
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub limit: usize,
+}
+
+/// Create or overwrite a note.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Create or overwrite a note with TEXT, or with stdin when TEXT is absent.\n\n\
+    Notes never expire unless given a TTL.\n\n\
+    Examples:\n  \
+    scratchpad write plan '1. reproduce  2. bisect  3. fix'\n  \
+    scratchpad write findings < findings.md"
+)]
+pub struct WriteArgs {
+    /// Note name
+    pub name: String,
+    /// The text [default: stdin]
+    pub text: Option<String>,
+    /// Only overwrite if the note is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    #[command(flatten)]
+    pub keep: KeepArgs,
+}
+
+/// Append text to a note (creating it when absent).
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Append TEXT (or stdin when TEXT is absent) to a note, creating it when \
+    absent. Nothing is added between the old and the new text.\n\n\
+    Example:\n  \
+    scratchpad append findings $'- the cache key ignores the locale\\n'"
+)]
+pub struct AppendArgs {
+    /// Note name
+    pub name: String,
+    /// The text [default: stdin]
+    pub text: Option<String>,
+    /// Only append if the note is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+}
+
+/// Replace text in a note.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Replace OLD by NEW in a note. OLD must occur exactly once unless \
+    --replace-all.\n\n\
+    Example:\n  \
+    scratchpad edit plan --old '[ ] bisect' --new '[x] bisect'"
+)]
+pub struct EditArgs {
+    /// Note name or id
+    pub name: String,
+    /// The exact text to replace (whitespace and line breaks count)
+    #[arg(long, value_name = "OLD", allow_hyphen_values = true)]
+    pub old: String,
+    /// The replacement text
+    #[arg(long, value_name = "NEW", allow_hyphen_values = true)]
+    pub new: String,
+    /// Replace every occurrence instead of requiring exactly one
+    #[arg(long)]
+    pub replace_all: bool,
+    /// Only edit if the note is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+}
+
+/// Rename an entry.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Rename an entry (a way to keep an offload as a note).\n\n\
+    Example:\n  \
+    scratchpad mv cargo_test_3 failing_tests"
+)]
+pub struct MvArgs {
+    /// Current name or id
+    pub name: String,
+    /// New name
+    pub new_name: String,
+    /// Only rename if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+}
+
+/// Remove entries.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Remove entries by name or id. Each is reported; the exit code is 1 if any \
+    could not be removed.\n\n\
+    Example:\n  \
+    scratchpad rm cargo_test_1 cargo_test_2"
+)]
+pub struct RmArgs {
+    /// Names or ids
+    #[arg(required = true)]
+    pub names: Vec<String>,
+    /// Only remove if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+}
+
+/// An entry to pin or unpin.
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// Name or id
+    pub name: String,
+}
+
+/// Set how long an entry lives, from now.
+#[derive(Debug, Args)]
+#[command(long_about = "Set how long an entry lives, counted from now.\n\n\
+    Examples:\n  \
+    scratchpad ttl cargo_test_3 7d\n  \
+    scratchpad ttl plan never")]
+pub struct TtlArgs {
+    /// Name or id
+    pub name: String,
+    /// 30m, 24h, 7d, a number of seconds, or `never`
+    #[arg(value_name = "DURATION")]
+    pub duration: String,
+}
+
+/// Remove every entry tagged with a turn.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Remove every entry of the session tagged with TAG (see `put --turn`).\n\n\
+    Example:\n  \
+    scratchpad expire-turn turn-12"
+)]
+pub struct ExpireTurnArgs {
+    /// The turn tag
+    pub tag: String,
+}
+
+/// Replace {{scratchpad:NAME}} placeholders with stored content.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Replace {{scratchpad:NAME}} placeholders in TEXT (or stdin) with the \
+    entries' content and print the result. `#lines=10-20`, `#range=0-500` and `#json=.a.b` select a \
+    part; `\\{{` escapes a placeholder.\n\n\
+    Example:\n  \
+    scratchpad resolve 'the failing line: {{scratchpad:cargo_test_1#lines=120-120}}'"
+)]
+pub struct ResolveArgs {
+    /// Text with placeholders [default: stdin]
+    pub text: Option<String>,
+}

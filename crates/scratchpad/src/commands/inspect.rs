@@ -1,0 +1,245 @@
+//! Looking around: `show`, `ls`, `search`, `stats`, `gc`.
+
+use std::io::Write as _;
+
+use scratchpad_core::preview::thousands;
+use scratchpad_core::{Kind, ListFilter};
+
+use super::{entry_json, print_preview_and_hint};
+use crate::Ctx;
+use crate::cli::{LsArgs, SearchArgs, ShowArgs};
+use crate::format::{expires, human_bytes, now_ms, plural, relative, table};
+
+pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
+    let info = ctx.pad.get(&args.reference)?;
+    if ctx.json {
+        let value = entry_json(ctx, &info);
+        ctx.print_json(&value)?;
+        return Ok(0);
+    }
+    let now = now_ms();
+    let mut fields: Vec<(&str, String)> = vec![
+        ("name", info.name.clone()),
+        ("id", info.id.clone()),
+        ("session", info.session.clone()),
+        ("kind", info.kind.to_string()),
+        (
+            "size",
+            format!(
+                "{} bytes, {} characters, {} {} (~{} tokens)",
+                thousands(info.bytes),
+                thousands(info.chars),
+                thousands(info.lines),
+                plural(info.lines, "line", "lines"),
+                thousands(info.tokens_est())
+            ),
+        ),
+        ("created", relative(info.created_at, now)),
+        ("updated", relative(info.updated_at, now)),
+        ("read", relative(info.accessed_at, now)),
+        ("expires", expires(info.expires_at, now)),
+        ("pinned", if info.pinned { "yes" } else { "no" }.to_owned()),
+        ("version", info.version.to_string()),
+    ];
+    if let Some(turn) = &info.turn {
+        fields.push(("turn", turn.clone()));
+    }
+    let source = [
+        info.source.tool.as_ref().map(|t| format!("tool {t}")),
+        info.source.server.as_ref().map(|s| format!("server {s}")),
+        info.source
+            .args_digest
+            .as_ref()
+            .map(|d| format!("args {d}")),
+    ];
+    let source: Vec<String> = source.into_iter().flatten().collect();
+    if !source.is_empty() {
+        fields.push(("source", source.join(", ")));
+    }
+    if !info.meta.is_null() {
+        fields.push(("meta", serde_json::to_string(&info.meta)?));
+    }
+    fields.push(("hash", format!("blake3:{}", info.hash)));
+    for (label, value) in &fields {
+        writeln!(ctx.out, "{:<8} {value}", format!("{label}:"))?;
+    }
+    writeln!(ctx.out)?;
+    print_preview_and_hint(ctx, &info)?;
+    Ok(0)
+}
+
+pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
+    let filter = ListFilter {
+        kind: args.kind.as_deref().map(Kind::parse).transpose()?,
+        prefix: args.prefix.clone(),
+        tool: args.tool.clone(),
+        pinned: args.pinned.then_some(true),
+        turn: args.turn.clone(),
+    };
+    let page = ctx.pad.list(&filter, args.cursor.as_deref(), args.limit)?;
+    if ctx.json {
+        ctx.print_json(&page)?;
+        return Ok(0);
+    }
+    if page.entries.is_empty() {
+        let what = if filter == ListFilter::default() {
+            "no entries"
+        } else {
+            "no matching entries"
+        };
+        writeln!(ctx.out, "{what} in session `{}`", ctx.pad.session())?;
+        return Ok(0);
+    }
+    let now = now_ms();
+    let rows: Vec<Vec<String>> = page
+        .entries
+        .iter()
+        .map(|e| {
+            vec![
+                e.name.clone(),
+                e.kind.to_string(),
+                human_bytes(e.bytes),
+                thousands(e.lines),
+                relative(e.updated_at, now),
+                expires(e.expires_at, now),
+                if e.pinned { "yes" } else { "-" }.to_owned(),
+                e.version.to_string(),
+            ]
+        })
+        .collect();
+    let header = [
+        "NAME", "KIND", "SIZE", "LINES", "UPDATED", "EXPIRES", "PIN", "VER",
+    ];
+    let right = [false, false, true, true, false, false, false, true];
+    ctx.out
+        .write_all(table(&header, &rows, &right).as_bytes())?;
+    if let Some(cursor) = &page.next_cursor {
+        writeln!(ctx.out, "more: {}", next_page_command(&args, cursor))?;
+    }
+    Ok(0)
+}
+
+/// The exact `ls` that shows the next page, filters included.
+fn next_page_command(args: &LsArgs, cursor: &str) -> String {
+    let mut cmd = String::from("scratchpad ls");
+    let mut flag = |name: &str, value: Option<&str>| {
+        if let Some(value) = value {
+            cmd.push_str(&format!(" --{name} {}", shell_word(value)));
+        }
+    };
+    flag("kind", args.kind.as_deref());
+    flag("prefix", args.prefix.as_deref());
+    flag("tool", args.tool.as_deref());
+    flag("turn", args.turn.as_deref());
+    if args.pinned {
+        cmd.push_str(" --pinned");
+    }
+    if args.limit != 50 {
+        cmd.push_str(&format!(" --limit {}", args.limit));
+    }
+    cmd.push_str(&format!(" --cursor {}", shell_word(cursor)));
+    cmd
+}
+
+fn shell_word(s: &str) -> String {
+    if !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))
+    {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+pub fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<u8> {
+    let hits = ctx.pad.search(&args.query, args.limit)?;
+    if ctx.json {
+        ctx.print_json(&hits)?;
+        return Ok(0);
+    }
+    if hits.is_empty() {
+        writeln!(
+            ctx.out,
+            "no entries in session `{}` match `{}`",
+            ctx.pad.session(),
+            args.query
+        )?;
+        return Ok(0);
+    }
+    for hit in &hits {
+        writeln!(ctx.out, "{} ({})", hit.entry.name, hit.entry.kind)?;
+        for line in hit.snippet.lines() {
+            writeln!(ctx.out, "    {line}")?;
+        }
+    }
+    Ok(0)
+}
+
+pub fn stats(ctx: &mut Ctx) -> anyhow::Result<u8> {
+    let stats = ctx.pad.stats()?;
+    if ctx.json {
+        ctx.print_json(&stats)?;
+        return Ok(0);
+    }
+    let f = &stats.figures;
+    let quota = match stats.quota_bytes {
+        Some(q) => format!("{} ({} bytes)", human_bytes(q), thousands(q)),
+        None => "none".to_owned(),
+    };
+    let rows = [
+        ("session", stats.session.clone()),
+        (
+            "entries",
+            format!("{} ({} pinned)", thousands(f.entries), thousands(f.pinned)),
+        ),
+        (
+            "bytes",
+            format!("{} ({} bytes)", human_bytes(f.bytes), thousands(f.bytes)),
+        ),
+        (
+            "tokens",
+            format!(
+                "~{} stored, ~{} kept out of context",
+                thousands(f.tokens_est),
+                thousands(f.tokens_kept_out)
+            ),
+        ),
+        (
+            "store",
+            format!(
+                "{} of unique content, all sessions",
+                human_bytes(stats.store_bytes)
+            ),
+        ),
+        ("quota", quota),
+    ];
+    for (label, value) in rows {
+        writeln!(ctx.out, "{:<9} {value}", format!("{label}:"))?;
+    }
+    Ok(0)
+}
+
+pub fn gc(ctx: &mut Ctx) -> anyhow::Result<u8> {
+    let report = ctx.pad.gc()?;
+    if ctx.json {
+        ctx.print_json(&report)?;
+        return Ok(0);
+    }
+    writeln!(
+        ctx.out,
+        "removed {} expired and {} evicted entries, {} unused contents and {} abandoned writes ({} bytes freed)",
+        thousands(report.expired),
+        thousands(report.evicted),
+        thousands(report.blobs_removed),
+        thousands(report.stale_writes_removed),
+        thousands(report.bytes_freed)
+    )?;
+    writeln!(
+        ctx.out,
+        "store on disk: {} → {}",
+        human_bytes(report.disk_bytes_before),
+        human_bytes(report.disk_bytes_after)
+    )?;
+    Ok(0)
+}

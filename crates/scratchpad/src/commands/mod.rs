@@ -1,0 +1,54 @@
+//! One module per group of commands; each command is a thin call into the engine plus its output.
+
+pub mod inspect;
+pub mod notes;
+pub mod put;
+pub mod read;
+pub mod run;
+
+use std::io::Write as _;
+
+use scratchpad_core::{EntryInfo, Ttl, hint};
+use serde_json::json;
+
+use crate::Ctx;
+use crate::format::stored_line;
+
+/// `--ttl DURATION|never` → the engine's lifetime; absent keeps the engine's default.
+pub fn parse_ttl_flag(ttl: Option<&str>) -> anyhow::Result<Ttl> {
+    Ok(match ttl {
+        None => Ttl::Default,
+        Some(text) => match scratchpad_core::config::parse_ttl(text)? {
+            Some(ms) => Ttl::After(ms),
+            None => Ttl::Never,
+        },
+    })
+}
+
+/// An entry as JSON, with the estimated tokens and the read hint a script would want.
+pub fn entry_json(ctx: &Ctx, info: &EntryInfo) -> serde_json::Value {
+    let mut value = serde_json::to_value(info).unwrap_or_else(|_| json!({}));
+    if let Some(object) = value.as_object_mut() {
+        object.insert("tokens_est".into(), json!(info.tokens_est()));
+        object.insert("hint".into(), json!(hint(info, ctx.pad.syntax())));
+    }
+    value
+}
+
+/// The stored line, then the preview and hint when the entry is too large to have been shown whole.
+pub fn print_reference(ctx: &mut Ctx, info: &EntryInfo) -> anyhow::Result<()> {
+    writeln!(ctx.out, "{}", stored_line("stored", info))?;
+    if info.bytes > ctx.pad.config().threshold_bytes as u64 {
+        print_preview_and_hint(ctx, info)?;
+    }
+    Ok(())
+}
+
+pub fn print_preview_and_hint(ctx: &mut Ctx, info: &EntryInfo) -> anyhow::Result<()> {
+    let preview = info.preview.trim_end_matches('\n');
+    if !preview.is_empty() {
+        writeln!(ctx.out, "{preview}")?;
+    }
+    writeln!(ctx.out, "{}", hint(info, ctx.pad.syntax()))?;
+    Ok(())
+}

@@ -1,0 +1,67 @@
+//! `put`: store stdin or a file.
+
+use std::fs::File;
+use std::io::Read;
+
+use anyhow::Context as _;
+use scratchpad_core::{PutOptions, Source, WriteCondition};
+
+use super::{entry_json, parse_ttl_flag, print_reference};
+use crate::Ctx;
+use crate::cli::PutArgs;
+use crate::progress::Progress;
+
+pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
+    let meta = match &args.meta {
+        None => serde_json::Value::Null,
+        Some(text) => parse_meta(text)?,
+    };
+    let ttl = parse_ttl_flag(args.keep.ttl.as_deref())?;
+    let (mut input, total): (Box<dyn Read>, Option<u64>) = match &args.file {
+        Some(path) => {
+            let file =
+                File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let len = file.metadata().ok().map(|m| m.len());
+            (Box::new(file), len)
+        }
+        None => (Box::new(std::io::stdin().lock()), None),
+    };
+    let mut progress = Progress::new(ctx.json, total);
+    let mut on_progress = |bytes: u64| progress.update(bytes);
+    let info = ctx.pad.put(
+        &mut input,
+        PutOptions {
+            name: args.name,
+            source: Source {
+                tool: args.tool,
+                ..Source::default()
+            },
+            meta,
+            turn: args.turn,
+            ttl,
+            pinned: args.keep.pin,
+            condition: args.if_version.map(WriteCondition::IfVersion),
+            progress: Some(&mut on_progress),
+        },
+    )?;
+    progress.finish();
+    if ctx.json {
+        let value = entry_json(ctx, &info);
+        ctx.print_json(&value)?;
+    } else {
+        print_reference(ctx, &info)?;
+    }
+    Ok(0)
+}
+
+fn parse_meta(text: &str) -> anyhow::Result<serde_json::Value> {
+    let value: serde_json::Value = serde_json::from_str(text).with_context(|| {
+        format!("invalid --meta `{text}`: give a JSON object, e.g. '{{\"path\": \"src/main.rs\"}}'")
+    })?;
+    if !value.is_object() {
+        anyhow::bail!(
+            "invalid --meta `{text}`: give a JSON object, e.g. '{{\"path\": \"src/main.rs\"}}'"
+        );
+    }
+    Ok(value)
+}

@@ -1,0 +1,85 @@
+//! `read`: one mode of the engine's reader, rendered for a terminal, as JSON, or raw.
+
+use std::io::Write as _;
+
+use scratchpad_core::ReadMode;
+
+use crate::Ctx;
+use crate::cli::ReadArgs;
+use crate::ranges;
+
+pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
+    let mode = mode(&args)?;
+    if args.raw && ctx.json {
+        anyhow::bail!("--raw prints the content alone and --json wraps it in JSON; choose one");
+    }
+    if args.raw && matches!(mode, ReadMode::Full { .. }) {
+        // Streamed as stored, so an export works for any size and any kind, binary included.
+        let (_, mut content) = ctx.pad.open_content(&args.reference)?;
+        std::io::copy(&mut content, &mut ctx.out)?;
+        return Ok(0);
+    }
+    let reply = ctx.pad.read(&args.reference, &mode, args.budget)?;
+    if ctx.json {
+        ctx.print_json(&reply)?;
+    } else if args.raw {
+        ctx.out.write_all(reply.text.as_bytes())?;
+        if let Some(next) = &reply.continuation {
+            // stdout holds only content; the rest is still worth knowing.
+            let _ = writeln!(
+                std::io::stderr(),
+                "[cut at the reply budget; continue with: {}]",
+                next.render_call(&reply.name, ctx.pad.syntax())
+            );
+        }
+    } else {
+        ctx.out
+            .write_all(reply.render(ctx.pad.syntax()).as_bytes())?;
+    }
+    Ok(0)
+}
+
+fn mode(args: &ReadArgs) -> anyhow::Result<ReadMode> {
+    if let Some(n) = args.head {
+        return Ok(ReadMode::Head { n });
+    }
+    if let Some(n) = args.tail {
+        return Ok(ReadMode::Tail { n });
+    }
+    if let Some(text) = &args.range {
+        let span = ranges::offsets("--range", "character", text)?;
+        return Ok(ReadMode::Range {
+            start: span.from,
+            end: span.to,
+        });
+    }
+    if let Some(text) = &args.lines {
+        let span = ranges::lines(text)?;
+        return Ok(ReadMode::Lines {
+            from: span.from,
+            to: span.to,
+        });
+    }
+    if let Some(pattern) = &args.grep {
+        return Ok(ReadMode::Grep {
+            pattern: pattern.clone(),
+            context: args.context,
+            max_matches: args.max,
+            ignore_case: args.ignore_case,
+            from: args.from_line,
+        });
+    }
+    if let Some(query) = &args.jq {
+        return Ok(ReadMode::Json {
+            query: query.clone(),
+        });
+    }
+    if let Some(text) = &args.bytes {
+        let span = ranges::offsets("--bytes", "byte", text)?;
+        return Ok(ReadMode::Bytes {
+            offset: span.from,
+            length: span.to.map(|to| to - span.from),
+        });
+    }
+    Ok(ReadMode::Full { force: args.force })
+}

@@ -1,0 +1,161 @@
+//! Bad input gets a clear `error:` line and a non-zero exit, never a panic, and the store survives.
+
+use crate::common::Pad;
+
+#[test]
+fn bad_inputs_are_refused_clearly() {
+    let pad = Pad::new();
+    pad.ok(&["write", "keep", "still here"]);
+    pad.ok_stdin(
+        &["put", "log"],
+        "line one\nline two\nline three\n".as_bytes(),
+    );
+    pad.ok_stdin(&["put", "blob"], b"\x89PNG\r\n\x1a\n\0\0\0binary");
+    let long_name = "a".repeat(1_000);
+
+    // (args, what stderr must say)
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (vec!["write", "a/b", "x"], "invalid name `a/b`"),
+        (vec!["write", "..", "x"], "invalid name `..`"),
+        (vec!["write", "a..b", "x"], "do not contain `..`"),
+        (vec!["write", "bad name!", "x"], "invalid name `bad name!`"),
+        (vec!["write", "", "x"], "invalid name ``"),
+        (vec!["write", &long_name, "x"], "(1000 characters)"),
+        (vec!["read", "../etc/passwd"], "invalid name"),
+        (
+            vec!["read", "log", "--range", "5-2"],
+            "the start 5 is after the end 2",
+        ),
+        (
+            vec!["read", "log", "--range", "abc"],
+            "invalid character range `abc`",
+        ),
+        (
+            vec!["read", "log", "--lines", "0-3"],
+            "lines are numbered from 1",
+        ),
+        (
+            vec!["read", "log", "--lines", "-3"],
+            "invalid line range `-3`",
+        ),
+        (
+            vec!["read", "log", "--lines", "abc"],
+            "invalid line range `abc`: use FROM-TO with 1-based numbers",
+        ),
+        (vec!["read", "log", "--lines", ""], "invalid line range ``"),
+        (
+            vec!["read", "log", "--bytes", "9-1"],
+            "invalid byte range `9-1`",
+        ),
+        (vec!["read", "log", "--grep", "("], "regex"),
+        (vec!["read", "blob", "--lines", "1-3"], "`blob` is binary"),
+        (
+            vec!["read", "blob", "--grep", "PNG"],
+            "scratchpad read blob --bytes 0-3000",
+        ),
+        (vec!["read", "log", "--jq", "."], "not JSON"),
+        (
+            vec!["read", "missing"],
+            "no entry named `missing` in session `default`",
+        ),
+        (vec!["put", "x", "--meta", "[1"], "invalid --meta"),
+        (vec!["put", "x", "--ttl=-5m"], "invalid duration"),
+        (vec!["--session", "no/slash", "ls"], "invalid session"),
+        (vec!["ls", "--turn", "a b"], "invalid turn"),
+        (
+            vec!["--store", "foo://x", "ls"],
+            "unknown store scheme `foo://`",
+        ),
+        (vec!["--store", "sqlite://", "ls"], "empty SQLite path"),
+        (
+            vec!["--store", "postgres://user:secret@host/db", "ls"],
+            "postgres support is not enabled",
+        ),
+    ];
+    for (args, expected) in &cases {
+        let run = pad.run(args);
+        assert_ne!(run.code, 0, "{args:?} succeeded: {}", run.stdout);
+        assert!(
+            run.stderr.starts_with("error: "),
+            "{args:?}: {}",
+            run.stderr
+        );
+        assert!(
+            run.stderr.contains(expected),
+            "{args:?}: expected `{expected}` in {}",
+            run.stderr
+        );
+        assert!(!run.stderr.contains("panicked"), "{args:?}: {}", run.stderr);
+        assert!(
+            !run.stderr.contains("secret") && !run.stdout.contains("secret"),
+            "{args:?} leaks a password"
+        );
+        assert_eq!(
+            run.stderr.lines().count(),
+            1,
+            "{args:?}: one line: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        !pad.ok(&["ls"]).contains("put_"),
+        "no failed put left an entry"
+    );
+    assert_eq!(pad.ok(&["read", "keep", "--raw"]), "still here");
+
+    // Clap's own usage errors keep exit 2.
+    for args in [
+        vec!["read", "log", "--head", "--tail"],
+        vec!["read", "log", "-C", "2"],
+        vec!["bogus"],
+    ] {
+        let run = pad.run(&args).no_panic();
+        assert_eq!(run.code, 2, "{args:?}: {}", run.stderr);
+        assert!(run.stderr.starts_with("error: "), "{}", run.stderr);
+    }
+}
+
+#[test]
+fn out_of_range_reads_are_clamped_with_a_note() {
+    let pad = Pad::new();
+    pad.ok_stdin(&["put", "log"], b"line one\nline two\n");
+    let out = pad.ok(&["read", "log", "--range", "99999999999-99999999999999"]);
+    assert!(out.contains("clamped"), "{out}");
+    assert!(out.contains("past the end"), "{out}");
+    let out = pad.ok(&["read", "log", "--lines", "2-9999"]);
+    assert!(out.contains("clamped to 2"), "{out}");
+    assert!(out.contains("2: line two"), "{out}");
+    let out = pad.ok(&["read", "log", "--bytes", "99999999999-"]);
+    assert!(out.contains("past the end"), "{out}");
+}
+
+#[test]
+fn empty_input_is_an_empty_entry() {
+    let pad = Pad::new();
+    assert_eq!(
+        pad.ok_stdin(&["put"], b""),
+        "stored `put_1` (text, 0 bytes, 0 lines)\n"
+    );
+    assert_eq!(pad.ok(&["read", "put_1"]), "[put_1: chars 0–0 of 0]\n");
+    assert_eq!(pad.ok(&["read", "put_1", "--raw"]), "");
+    pad.ok(&["read", "put_1", "--grep", "x"]);
+}
+
+#[test]
+fn open_ended_line_range_past_the_end_is_clamped() {
+    let pad = Pad::new();
+    pad.ok_stdin(&["put", "log"], b"line one\nline two\n");
+    let out = pad.ok(&["read", "log", "--lines", "50-"]);
+    assert!(out.contains("nothing to return"), "{out}");
+    pad.ok_stdin(&["put", "empty"], b"");
+    pad.ok(&["read", "empty", "--lines", "1-"]);
+}
+
+#[test]
+fn jq_syntax_error_is_reported() {
+    let pad = Pad::new();
+    pad.ok_stdin(&["put", "doc"], br#"{"a": [1, 2]}"#);
+    let run = pad.run(&["read", "doc", "--jq", ".a["]).fails();
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+    assert_eq!(pad.ok(&["read", "doc", "--jq", ".a[1]", "--raw"]), "2\n");
+}

@@ -1,0 +1,158 @@
+//! A large log in, slices out.
+
+use scratchpad_core::preview::thousands;
+
+use crate::common::{Pad, log};
+
+/// 120,000 lines, about 5 MB, with ERROR lines in the middle and at the end.
+const LOG_LINES: u64 = 120_000;
+
+#[test]
+fn large_log_round_trip() {
+    let pad = Pad::new();
+    let input = log(LOG_LINES);
+    let out = pad.ok_stdin(&["put", "--tool", "build"], input.as_bytes());
+
+    // The reference: stored line, preview with the notable middle lines and exact counts, hint.
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "stored `build_1` (text, {} bytes, 120,000 lines)",
+            thousands(input.len() as u64)
+        )
+    );
+    assert!(out.contains("characters omitted: lines "), "{out}");
+    assert!(out.contains("of 120,000 ...]"), "{out}");
+    assert!(
+        out.contains("50,005: 2024-05-01T12:00:00Z ERROR step 50005 failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("60,000: 2024-05-01T12:00:00Z ERROR step 60000 failed"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ERROR step 120000 failed"),
+        "the tail shows the last line: {out}"
+    );
+    assert!(out.contains("scratchpad read build_1 --grep"), "{out}");
+
+    // Grep finds every match, with context and the exact total.
+    let grep = pad.ok(&["read", "build_1", "--grep", "ERROR", "-C", "1"]);
+    assert!(grep.contains("3 matching lines"), "{grep}");
+    for n in [
+        "50,004-", "50,005:", "50,006-", "59,999-", "60,000:", "60,001-", "119,999-", "120,000:",
+    ] {
+        assert!(grep.contains(n), "{n} missing from:\n{grep}");
+    }
+
+    // Lines from the middle.
+    let lines = pad.ok(&["read", "build_1", "--lines", "50000-50010"]);
+    assert!(
+        lines.starts_with("[build_1: lines 50,000–50,010 of 120,000]\n"),
+        "{lines}"
+    );
+    assert_eq!(lines.lines().count(), 12, "{lines}");
+    assert!(
+        lines.contains("50,005: 2024-05-01T12:00:00Z ERROR step 50005"),
+        "{lines}"
+    );
+
+    let head = pad.ok(&["read", "build_1", "--head", "30", "--raw"]);
+    assert_eq!(head, &input[..30]);
+    let tail = pad.ok(&["read", "build_1", "--tail", "20", "--raw"]);
+    assert_eq!(tail, &input[input.len() - 20..]);
+    let range = pad.ok(&["read", "build_1", "--range", "1000-1100"]);
+    assert!(
+        range.starts_with("[build_1: chars 1,000–1,100 of "),
+        "{range}"
+    );
+    assert!(range.contains(&input[1000..1100]), "{range}");
+    let bytes = pad.ok(&["read", "build_1", "--bytes", "0-6"]);
+    assert!(bytes.contains("MjAyNC0w"), "base64 of `2024-0`: {bytes}");
+
+    // A budget cut ends with the exact continuation.
+    let cut = pad.ok(&["read", "build_1", "--lines", "1-1000"]);
+    assert!(
+        cut.contains("[cut at the reply budget; continue with: scratchpad read build_1 --lines "),
+        "{cut}"
+    );
+
+    // Whole reads: refused above the guard, streamed raw at any size.
+    let refused = pad.run(&["read", "build_1"]).fails();
+    assert!(
+        refused.stderr.contains("pass --force"),
+        "{}",
+        refused.stderr
+    );
+    let raw = pad.run(&["read", "build_1", "--full", "--raw"]).ok();
+    assert!(
+        raw.stdout_bytes == input.as_bytes(),
+        "--full --raw is byte-identical"
+    );
+}
+
+#[test]
+fn binary_and_json_entries() {
+    let pad = Pad::new();
+    let mut binary: Vec<u8> = (0..300_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    binary.extend_from_slice(b"\0\0tail\0");
+    let out = pad.ok_stdin(&["put", "blob"], &binary);
+    assert!(
+        out.starts_with("stored `blob` (binary, 300,007 bytes"),
+        "{out}"
+    );
+    assert!(out.contains("[BINARY: 300,007 bytes"), "{out}");
+    let raw = pad.run(&["read", "blob", "--raw"]).ok();
+    assert!(raw.stdout_bytes == binary, "binary --raw is byte-identical");
+
+    let json = r#"{"status": "ok", "meta": {"count": 3, "owner": "ci"}, "items": [1, 2, 3]}"#;
+    pad.ok_stdin(&["put", "resp"], json.as_bytes());
+    let owner = pad.ok(&["read", "resp", "--jq", ".meta.owner"]);
+    assert!(owner.contains("\"ci\""), "{owner}");
+}
+
+#[test]
+fn small_put_prints_one_line_and_reads_back() {
+    let pad = Pad::new();
+    let out = pad.ok_stdin(&["put", "greeting"], b"hello\nworld\n");
+    assert_eq!(out, "stored `greeting` (text, 12 bytes, 2 lines)\n");
+    let file = pad.dir.path().join("in.txt");
+    std::fs::write(&file, "from a file\n").unwrap();
+    let out = pad.ok(&["put", "--file", file.to_str().unwrap()]);
+    assert_eq!(out, "stored `put_1` (text, 12 bytes, 1 line)\n");
+    assert_eq!(
+        pad.ok(&["read", "greeting"]),
+        "[greeting: chars 0–12 of 12]\nhello\nworld\n"
+    );
+    let show = pad.ok(&["show", "greeting"]);
+    assert!(
+        show.contains("size:    12 bytes, 12 characters, 2 lines"),
+        "{show}"
+    );
+    assert!(show.contains("expires: never"), "{show}");
+}
+
+#[test]
+fn broken_pipe_is_not_an_error() {
+    use std::io::Read as _;
+    let pad = Pad::new();
+    pad.ok_stdin(&["put", "big"], log(100_000).as_bytes());
+    let mut child = pad
+        .command(&["read", "big", "--raw"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 10];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(0), "{stderr}");
+    assert!(stderr.is_empty(), "{stderr}");
+}
