@@ -93,11 +93,11 @@ pub(crate) fn grep(
     let location = if sink.total == 0 {
         format!("no line matches `{}` in {scope}", args.pattern)
     } else if sink.shown == sink.total {
-        format!("{} matching lines in {scope}", thousands(sink.total))
+        format!("{} in {scope}", plural(sink.total, "matching line"))
     } else {
         format!(
-            "{} matching lines in {scope}; showing the first {}",
-            thousands(sink.total),
+            "{} in {scope}; showing the first {}",
+            plural(sink.total, "matching line"),
             thousands(sink.shown)
         )
     };
@@ -111,6 +111,14 @@ pub(crate) fn grep(
         notes: Vec::new(),
         total_matches: Some(sink.total),
     })
+}
+
+fn plural(n: u64, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{} {noun}s", thousands(n))
+    }
 }
 
 fn first_line(s: &str) -> String {

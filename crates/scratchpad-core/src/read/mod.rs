@@ -263,13 +263,32 @@ impl ReadReply {
             out.push('\n');
         }
         if let Some(next) = &self.continuation {
+            let why = match (self.total_matches, next) {
+                (Some(total), ReadMode::Grep { .. }) => {
+                    let shown = self.text.lines().filter(|l| is_match_line(l)).count() as u64;
+                    format!(
+                        "{} more matching lines",
+                        thousands(total.saturating_sub(shown))
+                    )
+                }
+                _ => "cut at the reply budget".to_owned(),
+            };
             out.push_str(&format!(
-                "[cut at the reply budget; continue with: {}]\n",
+                "[{why}; continue with: {}]\n",
                 next.render_call(&self.name, syntax)
             ));
         }
         out
     }
+}
+
+/// A grep output line for a match (`12:text`), not context (`12-text`) or a group break.
+fn is_match_line(line: &str) -> bool {
+    let digits = line
+        .bytes()
+        .take_while(|b| b.is_ascii_digit() || *b == b',')
+        .count();
+    digits > 0 && line.as_bytes().get(digits) == Some(&b':')
 }
 
 /// Limits a read must respect, and how the caller's face spells calls in messages.

@@ -122,6 +122,20 @@ impl SqliteStore {
 }
 
 fn migrate(conn: &mut Connection) -> Result<()> {
+    let latest = MIGRATIONS.last().map_or(0, |m| m.0);
+    // Most opens find the schema current: check without taking the write lock.
+    let current: Option<i64> = conn
+        .query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
+            r.get(0)
+        })
+        .optional()
+        .ok()
+        .flatten()
+        .flatten();
+    if current == Some(latest) {
+        return Ok(());
+    }
+    // Another process may be migrating too: the write lock serialises us, then we look again.
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
     tx.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL) STRICT;",
@@ -130,7 +144,6 @@ fn migrate(conn: &mut Connection) -> Result<()> {
         tx.query_row("SELECT MAX(version) FROM schema_migrations", [], |r| {
             r.get(0)
         })?;
-    let latest = MIGRATIONS.last().map_or(0, |m| m.0);
     if let Some(current) = current.filter(|&c| c > latest) {
         return Err(Error::Config(format!(
             "this store was written by a newer scratchpad (schema {current}, this binary knows up to {latest}); \
