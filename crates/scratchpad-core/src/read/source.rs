@@ -109,10 +109,10 @@ impl<'a> EntryContent<'a> {
 /// Unwraps an engine error that travelled through `std::io::Read`.
 pub(crate) fn from_io(err: std::io::Error) -> Error {
     if err.get_ref().is_some_and(|inner| inner.is::<Error>()) {
-        if let Some(inner) = err.into_inner() {
-            if let Ok(engine) = inner.downcast::<Error>() {
-                return *engine;
-            }
+        if let Some(inner) = err.into_inner()
+            && let Ok(engine) = inner.downcast::<Error>()
+        {
+            return *engine;
         }
         return Error::Storage("a read failed".into());
     }
