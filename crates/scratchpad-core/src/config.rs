@@ -130,7 +130,7 @@ pub fn default_store_path() -> PathBuf {
 /// Parses "90s", "30m", "24h", "7d", a bare number of seconds, or "never"/"none" into ms.
 pub fn parse_ttl(text: &str) -> Result<Option<i64>> {
     let t = text.trim();
-    if matches!(t, "never" | "none" | "0") {
+    if matches!(t, "never" | "none") {
         return Ok(None);
     }
     let (digits, unit_ms) = match t.char_indices().last() {
@@ -170,6 +170,8 @@ mod tests {
                 .contains("30m, 24h")
         );
         assert!(parse_ttl("-5m").is_err());
+        // Regression: "0" used to mean "never", the opposite of what it says.
+        assert!(parse_ttl("0").is_err());
     }
 
     #[test]

@@ -40,6 +40,7 @@ pub struct Scratchpad {
     session: String,
     syntax: Syntax,
     writes: Arc<AtomicU64>,
+    written_since_check: Arc<AtomicU64>,
 }
 
 /// How long an entry lives.
@@ -130,6 +131,7 @@ impl Scratchpad {
             session,
             syntax: Syntax::default(),
             writes: Arc::new(AtomicU64::new(0)),
+            written_since_check: Arc::new(AtomicU64::new(0)),
         };
         pad.gc_if_due()?;
         Ok(pad)
@@ -238,7 +240,7 @@ impl Scratchpad {
             now,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
-        self.after_write()?;
+        self.after_write(entry.info.bytes)?;
         Ok(entry.info)
     }
 
@@ -549,10 +551,19 @@ impl Scratchpad {
         Ok(())
     }
 
-    fn after_write(&self) -> Result<()> {
+    fn after_write(&self, bytes: u64) -> Result<()> {
         let writes = self.writes.fetch_add(1, Ordering::Relaxed) + 1;
+        // Summing the store is not free: check the quota once a hundredth of it has been written.
         let over_quota = match self.config.quota_bytes {
-            Some(quota) => self.store.stored_bytes()? > quota,
+            Some(quota) => {
+                let written = self.written_since_check.fetch_add(bytes, Ordering::Relaxed) + bytes;
+                if written >= quota / 100 {
+                    self.written_since_check.store(0, Ordering::Relaxed);
+                    self.store.stored_bytes()? > quota
+                } else {
+                    false
+                }
+            }
             None => false,
         };
         if over_quota || writes.is_multiple_of(GC_EVERY_WRITES) {
@@ -579,14 +590,29 @@ fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
 
 /// Opens the backend a URL names.
 fn open_store(url: Option<&str>) -> Result<SqliteStore> {
-    let path = match url {
-        None => default_store_path(),
-        Some(url) => parse_store_url(url)?,
+    let Some(url) = url else {
+        return SqliteStore::open(&default_store_path());
     };
+    let path = parse_store_url(url)?;
+    // A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(Error::Config(format!(
+            "the store directory {} does not exist; create it first or fix the --store path",
+            dir.display()
+        )));
+    }
     SqliteStore::open(&path)
 }
 
 fn parse_store_url(url: &str) -> Result<PathBuf> {
+    if url.trim().is_empty() {
+        return Err(Error::Config(
+            "the store URL is empty; pass sqlite:///path/to/file.db, or unset SCRATCHPAD_STORE to use the default store"
+                .into(),
+        ));
+    }
     if let Some(rest) = url.strip_prefix("sqlite://") {
         if rest.is_empty() {
             return Err(Error::Config(

@@ -310,7 +310,9 @@ pub struct LsArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Full-text search over the session's entries, best match first, with a \
-    snippet of each.\n\n\
+    snippet of each. It finds which entry mentions something: names, notes and the first 192 KB and \
+    last 64 KB of each text entry are indexed. To search all of one large entry, use \
+    `scratchpad read NAME --grep PATTERN`.\n\n\
     Example:\n  \
     scratchpad search 'connection refused'"
 )]

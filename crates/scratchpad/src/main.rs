@@ -61,6 +61,36 @@ fn describe(err: &anyhow::Error) -> String {
     spelled.unwrap_or_else(|| format!("{err:#}"))
 }
 
+/// `scratchpad` plus the global flags that chose the store and session, so a printed continuation
+/// reads the same entry when run as is. Store URLs that could carry a password are left out.
+fn command_prefix(store: &Option<String>, session: Option<&str>) -> String {
+    // A value that came from the environment is still there when the continuation runs.
+    let from_flag = |value: &str, var: &str| std::env::var(var).ok().as_deref() != Some(value);
+    let mut command = "scratchpad".to_owned();
+    if let Some(store) = store
+        .as_deref()
+        .filter(|s| from_flag(s, "SCRATCHPAD_STORE"))
+        .filter(|s| !s.contains("://") || s.starts_with("sqlite://"))
+    {
+        command.push_str(&format!(" --store {}", shell_quote(store)));
+    }
+    if let Some(session) = session.filter(|s| from_flag(s, "SCRATCHPAD_SESSION")) {
+        command.push_str(&format!(" --session {}", shell_quote(session)));
+    }
+    command
+}
+
+fn shell_quote(word: &str) -> String {
+    if word
+        .bytes()
+        .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
 /// What every command gets: the scratchpad, the output format and stdout.
 #[derive(Debug)]
 pub struct Ctx {
@@ -89,7 +119,9 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
     let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?
         .with_session(&session)?
-        .with_syntax(Syntax::Cli);
+        .with_syntax(Syntax::Cli {
+            command: command_prefix(&cli.global.store, cli.global.session.as_deref()),
+        });
     let mut ctx = Ctx {
         pad,
         json: cli.global.json,

@@ -12,6 +12,14 @@ use super::binary::thousands;
 pub const NOTABLE_PATTERN: &str =
     r"ERROR|FATAL|[Pp]anic|PANIC|Traceback|Exception|error\[|FAILED|FAIL:|[Ee]rror:|CRITICAL";
 
+/// Compiled once: every write builds a preview, and compiling the pattern costs more than a small write.
+#[expect(
+    clippy::expect_used,
+    reason = "a constant pattern, compiled by every test"
+)]
+static NOTABLE: std::sync::LazyLock<Regex> =
+    std::sync::LazyLock::new(|| Regex::new(NOTABLE_PATTERN).expect("notable pattern compiles"));
+
 /// Partial last line kept between pushes before it is scanned anyway (bytes).
 const MAX_CARRY: usize = 64 * 1024;
 
@@ -47,11 +55,7 @@ pub struct TextPreviewBuilder {
 impl TextPreviewBuilder {
     pub fn new(config: &PreviewConfig) -> Self {
         // The pattern is a constant; a failure here is a programming error caught by every test.
-        #[expect(
-            clippy::expect_used,
-            reason = "a constant pattern, compiled by every test"
-        )]
-        let notable = Regex::new(NOTABLE_PATTERN).expect("notable pattern compiles");
+        let notable = NOTABLE.clone();
         Self {
             config: config.clone(),
             notable,

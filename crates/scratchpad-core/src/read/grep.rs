@@ -28,6 +28,7 @@ pub(crate) fn grep(
     content: &EntryContent<'_>,
     args: &GrepArgs<'_>,
     budget: u64,
+    syntax: &super::Syntax,
 ) -> Result<ReadReply> {
     if args.context > MAX_CONTEXT {
         return Err(Error::invalid(format!(
@@ -36,12 +37,16 @@ pub(crate) fn grep(
         )));
     }
     if args.max_matches == 0 {
-        return Err(Error::invalid("max_matches must be at least 1"));
+        return Err(Error::invalid(format!(
+            "{} asks for no matches; pass 1 or more",
+            syntax.flag("max_matches", "0")
+        )));
     }
     if args.from == 0 {
-        return Err(Error::invalid(
-            "lines are numbered from 1; pass from=1 or later",
-        ));
+        return Err(Error::invalid(format!(
+            "lines are numbered from 1; pass {} or later",
+            syntax.flag("from", "1")
+        )));
     }
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case)
@@ -85,6 +90,14 @@ pub(crate) fn grep(
         ignore_case: args.ignore_case,
         from: Some(from),
     });
+    let mut notes = Vec::new();
+    if args.from > info.lines.max(1) {
+        notes.push(format!(
+            "the search starts at line {}, past the last line ({}): nothing to search",
+            thousands(args.from),
+            thousands(info.lines)
+        ));
+    }
     let scope = if args.from > 1 {
         format!("lines {}–{}", thousands(args.from), thousands(info.lines))
     } else {
@@ -108,7 +121,7 @@ pub(crate) fn grep(
         location,
         truncated: continuation.is_some(),
         continuation,
-        notes: Vec::new(),
+        notes,
         total_matches: Some(sink.total),
     })
 }

@@ -65,8 +65,9 @@ pub enum ReadMode {
 /// How a face spells a read call, so continuations and hints are exact for the reader.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Syntax {
-    /// `scratchpad read NAME --lines 10-20`
-    Cli,
+    /// `scratchpad read NAME --lines 10-20`; `command` is the program with the global options that
+    /// select the store and session (e.g. `scratchpad --session cfg`), so continuations run as printed.
+    Cli { command: String },
     /// `scratchpad_read(ref="NAME", mode="lines", from=10, to=20)` with the face's tool name.
     Mcp { read_tool: String },
 }
@@ -80,12 +81,19 @@ impl Default for Syntax {
 }
 
 impl Syntax {
+    /// The command line as typed by a shell user with default store and session.
+    pub fn cli() -> Self {
+        Self::Cli {
+            command: "scratchpad".into(),
+        }
+    }
+
     /// How to pass one argument: `force=true` for tools, `--force` on the command line.
     pub fn flag(&self, name: &str, value: &str) -> String {
         match self {
             Self::Mcp { .. } => format!("{name}={value}"),
-            Self::Cli if value == "true" => format!("--{}", name.replace('_', "-")),
-            Self::Cli => format!("--{} {value}", name.replace('_', "-")),
+            Self::Cli { .. } if value == "true" => format!("--{}", name.replace('_', "-")),
+            Self::Cli { .. } => format!("--{} {value}", cli_flag(name)),
         }
     }
 }
@@ -94,7 +102,9 @@ impl ReadMode {
     /// The call that performs this read of `name`, in the face's syntax.
     pub fn render_call(&self, name: &str, syntax: &Syntax) -> String {
         match syntax {
-            Syntax::Cli => format!("scratchpad read {} {}", shell_word(name), self.cli_args()),
+            Syntax::Cli { command } => {
+                format!("{command} read {} {}", shell_word(name), self.cli_args())
+            }
             Syntax::Mcp { read_tool } => {
                 format!("{read_tool}(ref={}, {})", json_str(name), self.mcp_args())
             }
@@ -208,6 +218,15 @@ impl ReadMode {
     }
 }
 
+/// The command-line flag for an argument name (`max_matches` → `max`, `from` in grep → `from-line`).
+fn cli_flag(name: &str) -> String {
+    match name {
+        "max_matches" => "max".into(),
+        "from" => "from-line".into(),
+        other => other.replace('_', "-"),
+    }
+}
+
 fn opt_arg(flag: &str, n: Option<u64>) -> String {
     match n {
         Some(n) => format!("{flag} {n}"),
@@ -266,10 +285,10 @@ impl ReadReply {
             let why = match (self.total_matches, next) {
                 (Some(total), ReadMode::Grep { .. }) => {
                     let shown = self.text.lines().filter(|l| is_match_line(l)).count() as u64;
-                    format!(
-                        "{} more matching lines",
-                        thousands(total.saturating_sub(shown))
-                    )
+                    match total.saturating_sub(shown) {
+                        1 => "1 more matching line".to_owned(),
+                        n => format!("{} more matching lines", thousands(n)),
+                    }
                 }
                 _ => "cut at the reply budget".to_owned(),
             };
@@ -370,7 +389,7 @@ pub(crate) fn read(
         }
         ReadMode::Lines { from, to } => {
             text_only("lines")?;
-            read_lines(info, &content, *from, *to, budget)
+            read_lines(info, &content, *from, *to, budget, limits.syntax)
         }
         ReadMode::Grep {
             pattern,
@@ -391,9 +410,10 @@ pub(crate) fn read(
                     from: from.unwrap_or(1),
                 },
                 budget,
+                limits.syntax,
             )
         }
-        ReadMode::Json { query } => read_json(info, &content, query, budget),
+        ReadMode::Json { query } => read_json(info, &content, query, budget, limits.syntax),
         ReadMode::Bytes { offset, length } => read_bytes(info, &content, *offset, *length, budget),
         ReadMode::Full { force } => {
             text_only("full")?;
@@ -470,11 +490,17 @@ fn read_lines(
     from: u64,
     to: Option<u64>,
     budget: u64,
+    syntax: &Syntax,
 ) -> Result<ReadReply> {
     if from == 0 {
-        return Err(Error::invalid(
-            "lines are numbered from 1; ask for from=1 or later",
-        ));
+        return Err(Error::invalid(format!(
+            "lines are numbered from 1; ask for line 1 or later (e.g. {})",
+            ReadMode::Lines {
+                from: 1,
+                to: Some(100)
+            }
+            .render_call(&info.name, syntax)
+        )));
     }
     let open_ended = to.is_none();
     let asked_to = to.unwrap_or(info.lines.max(from));
@@ -489,7 +515,7 @@ fn read_lines(
     let to = asked_to.min(info.lines);
     if !open_ended && asked_to > info.lines {
         notes.push(format!(
-            "to={} is past the last line; clamped to {}",
+            "line {} is past the last line; clamped to {}",
             thousands(asked_to),
             thousands(info.lines)
         ));
@@ -506,7 +532,7 @@ fn read_lines(
     };
     if from > info.lines {
         notes.push(format!(
-            "from={} is past the last line ({}): nothing to return",
+            "line {} is past the last line ({}): nothing to return",
             thousands(from),
             thousands(info.lines)
         ));
@@ -609,10 +635,34 @@ fn read_json(
     content: &EntryContent<'_>,
     query: &str,
     budget: u64,
+    syntax: &Syntax,
 ) -> Result<ReadReply> {
     if info.kind != Kind::Json {
+        let instead = match info.kind {
+            Kind::Binary => ReadMode::Bytes {
+                offset: 0,
+                length: Some(3_000),
+            }
+            .render_call(&info.name, syntax),
+            Kind::Text | Kind::Json => format!(
+                "{} or {}",
+                ReadMode::Grep {
+                    pattern: "PATTERN".into(),
+                    context: 2,
+                    max_matches: None,
+                    ignore_case: false,
+                    from: None
+                }
+                .render_call(&info.name, syntax),
+                ReadMode::Lines {
+                    from: 1,
+                    to: Some(100)
+                }
+                .render_call(&info.name, syntax)
+            ),
+        };
         return Err(Error::WrongKind(format!(
-            "`{}` is {}, not JSON, so jq queries do not apply; use grep or lines to read it",
+            "`{}` is {}, not one JSON document, so jq queries do not apply; read it with {instead}",
             info.name, info.kind
         )));
     }
@@ -629,6 +679,13 @@ fn read_json(
     std::io::copy(&mut content.reader_at_byte(0)?, &mut document).map_err(source::from_io)?;
     let values = jq::run_jq(&document, query).map_err(|e| Error::invalid(e.to_string()))?;
     let count = values.len();
+    let mut notes = Vec::new();
+    if count >= jq::MAX_OUTPUTS {
+        notes.push(format!(
+            "the query produced more than {} results and was stopped there; narrow it or count with `[...] | length`",
+            thousands(jq::MAX_OUTPUTS as u64)
+        ));
+    }
     let mut text = String::new();
     for value in &values {
         let rendered = if count == 1 {
@@ -641,7 +698,6 @@ fn read_json(
         text.push('\n');
     }
     let total_chars = text.chars().count() as u64;
-    let mut notes = Vec::new();
     if total_chars > budget {
         // The result is large itself: show its shape and a budgeted start.
         let shape = crate::preview::json_shape_preview(text.as_bytes(), 1_000)

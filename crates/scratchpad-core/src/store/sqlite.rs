@@ -561,8 +561,9 @@ impl Store for SqliteStore {
                         }
                         delete_row(tx, other_rowid, other.blob)?;
                     }
+                    // A renamed offload becomes a note: it no longer expires.
                     tx.execute(
-                        "UPDATE entries SET name = ?2 WHERE rowid = ?1",
+                        "UPDATE entries SET name = ?2, expires_at = NULL WHERE rowid = ?1",
                         params![rowid, new_name],
                     )?;
                     tx.execute(

@@ -82,7 +82,7 @@ fn bad_reads_are_clear_errors_or_stated_clamps() {
             ReadMode::Json {
                 query: ".a[".into(),
             },
-            "not JSON",
+            "not one JSON document",
         ),
         (
             "bin",
@@ -222,6 +222,15 @@ fn bad_store_urls_are_refused_without_leaking_secrets() {
     assert!(err.contains("unknown store scheme"), "{err}");
     let err = Scratchpad::open("sqlite://").unwrap_err().to_string();
     assert!(err.contains("empty SQLite path"), "{err}");
+    // Regression: an empty URL used to open a throwaway temporary database and lose every write.
+    let err = Scratchpad::open("").unwrap_err().to_string();
+    assert!(err.contains("store URL is empty"), "{err}");
+    // Regression: a mistyped directory used to be created, starting an empty store somewhere new.
+    let err = Scratchpad::open("sqlite:///no/such/dir/pad.db")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("does not exist"), "{err}");
+    assert!(!std::path::Path::new("/no/such/dir").exists());
 }
 
 #[test]

@@ -125,6 +125,26 @@ fn pin_and_ttl_bump_versions_and_survive_overwrites() {
 }
 
 #[test]
+fn renaming_an_offload_makes_it_a_durable_note() {
+    let (_dir, pad) = pad();
+    let offload = pad
+        .put(
+            &mut &b"tool output"[..],
+            scratchpad_core::PutOptions {
+                source: scratchpad_core::Source {
+                    tool: Some("grep".into()),
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert!(offload.expires_at.is_some());
+    let note = pad.rename(&offload.name, "findings", None).unwrap();
+    assert_eq!(note.expires_at, None);
+}
+
+#[test]
 fn rename_refuses_to_overwrite() {
     let (_dir, pad) = pad();
     pad.write("a", "1", WriteOptions::default()).unwrap();

@@ -158,7 +158,7 @@ fn grep_counts_every_match_and_shows_context() {
     assert_eq!(many.text.lines().count(), 5);
     let next = many.continuation.clone().unwrap();
     assert!(
-        next.render_call("log", &Syntax::Cli)
+        next.render_call("log", &Syntax::cli())
             .contains("--from-line 6"),
         "{next:?}"
     );
@@ -269,5 +269,5 @@ fn snapshot_grep_reply() {
         log_with_errors(300, &[150, 151, 290]).as_bytes(),
     );
     let reply = pad.read("log", &grep("ERROR", 1), None).unwrap();
-    insta::assert_snapshot!(reply.render(&Syntax::Cli));
+    insta::assert_snapshot!(reply.render(&Syntax::cli()));
 }

@@ -37,7 +37,14 @@ pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
         ("created", relative(info.created_at, now)),
         ("updated", relative(info.updated_at, now)),
         ("read", relative(info.accessed_at, now)),
-        ("expires", expires(info.expires_at, now)),
+        (
+            "expires",
+            if info.pinned {
+                "never (pinned)".to_owned()
+            } else {
+                expires(info.expires_at, now)
+            },
+        ),
         ("pinned", if info.pinned { "yes" } else { "no" }.to_owned()),
         ("version", info.version.to_string()),
     ];
@@ -101,7 +108,11 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
                 human_bytes(e.bytes),
                 thousands(e.lines),
                 relative(e.updated_at, now),
-                expires(e.expires_at, now),
+                if e.pinned {
+                    "never (pinned)".to_owned()
+                } else {
+                    expires(e.expires_at, now)
+                },
                 if e.pinned { "yes" } else { "-" }.to_owned(),
                 e.version.to_string(),
             ]

@@ -19,6 +19,9 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
     let ttl = parse_ttl_flag(args.keep.ttl.as_deref())?;
     let (mut input, total): (Box<dyn Read>, Option<u64>) = match &args.file {
         Some(path) => {
+            if path.is_dir() {
+                anyhow::bail!("{} is a directory; pass a file to --file", path.display());
+            }
             let file =
                 File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
             let len = file.metadata().ok().map(|m| m.len());

@@ -19,11 +19,24 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
         std::io::copy(&mut content, &mut ctx.out)?;
         return Ok(0);
     }
-    let reply = ctx.pad.read(&args.reference, &mode, args.budget)?;
+    // Raw output feeds other programs: nothing is cut unless a budget is given.
+    let budget = match (args.raw, args.budget) {
+        (true, None) => Some(usize::MAX / 8),
+        (_, budget) => budget,
+    };
+    let reply = ctx.pad.read(&args.reference, &mode, budget)?;
     if ctx.json {
         ctx.print_json(&reply)?;
     } else if args.raw {
-        ctx.out.write_all(reply.text.as_bytes())?;
+        if matches!(mode, ReadMode::Lines { .. }) {
+            // The reader numbers lines for models; raw output is the lines themselves.
+            for line in reply.text.lines() {
+                let text = line.split_once(": ").map_or(line, |(_, text)| text);
+                writeln!(ctx.out, "{text}")?;
+            }
+        } else {
+            ctx.out.write_all(reply.text.as_bytes())?;
+        }
         if let Some(next) = &reply.continuation {
             // stdout holds only content; the rest is still worth knowing.
             let _ = writeln!(

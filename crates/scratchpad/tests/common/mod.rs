@@ -64,8 +64,8 @@ impl Pad {
         Self { dir, store }
     }
 
-    /// The binary with `--store` set (unless `args` sets it) and a clean environment
-    /// (no SCRATCHPAD_*, no user config).
+    /// The binary with the store in `SCRATCHPAD_STORE` (unless `args` pass `--store`) and an otherwise
+    /// clean environment (no user config), as a user who exported the variable once.
     pub fn command(&self, args: &[&str]) -> Command {
         let mut cmd = Command::new(env!("CARGO_BIN_EXE_scratchpad"));
         cmd.env_clear()
@@ -75,7 +75,7 @@ impl Pad {
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
             .current_dir(self.dir.path());
         if !args.contains(&"--store") {
-            cmd.arg("--store").arg(&self.store);
+            cmd.env("SCRATCHPAD_STORE", &self.store);
         }
         cmd.args(args);
         cmd

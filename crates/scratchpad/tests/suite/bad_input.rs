@@ -53,7 +53,7 @@ fn bad_inputs_are_refused_clearly() {
             vec!["read", "blob", "--grep", "PNG"],
             "scratchpad read blob --bytes 0-3000",
         ),
-        (vec!["read", "log", "--jq", "."], "not JSON"),
+        (vec!["read", "log", "--jq", "."], "not one JSON document"),
         (
             vec!["read", "missing"],
             "no entry named `missing` in session `default`",

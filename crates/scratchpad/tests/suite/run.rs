@@ -35,7 +35,7 @@ fn large_output_prints_a_reference() {
     assert!(pad.ok(&["ls"]).contains("seq_1"));
     assert_eq!(
         pad.ok(&["read", "seq_1", "--lines", "123456", "--raw"]),
-        "123,456: 123456\n"
+        "123456\n"
     );
 }
 

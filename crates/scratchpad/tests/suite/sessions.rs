@@ -62,3 +62,25 @@ fn config_file_sets_session_and_threshold_and_flags_win() {
     std::fs::write(&bad, "treshold_bytes = 1\n").unwrap();
     pad.run(&["--config", bad.to_str().unwrap(), "ls"]).fails();
 }
+
+#[test]
+fn continuations_repeat_the_session_flag() {
+    let pad = Pad::new();
+    let lines: String = (1..=5_000).map(|i| format!("line {i}\n")).collect();
+    pad.ok_stdin(&["--session", "cfg", "put", "log"], lines.as_bytes());
+    let out = pad.ok(&[
+        "--session",
+        "cfg",
+        "read",
+        "log",
+        "--lines",
+        "1-5000",
+        "--budget",
+        "500",
+    ]);
+    let next = out.lines().last().unwrap();
+    assert!(
+        next.contains("continue with: scratchpad --session cfg read log --lines"),
+        "{next}"
+    );
+}

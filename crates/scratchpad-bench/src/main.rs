@@ -1,0 +1,702 @@
+//! `scratchpad-bench`: each scenario runs next to a physical baseline in the same process and the same
+//! run, repeated, and prints min, median and the ratio of medians. Machines here are noisy; ratios
+//! measured side by side are what the targets are stated in.
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use clap::Parser;
+use scratchpad_core::{Config, ListFilter, PutOptions, ReadMode, Scratchpad};
+
+#[derive(Debug, Parser)]
+#[command(about = "Benchmarks against baselines measured in the same run")]
+struct Args {
+    /// Size of the large-entry scenarios in MB (1 for a quick run, 100 for the recorded figures).
+    #[arg(long, default_value_t = 100)]
+    mb: u64,
+    /// Repetitions of each scenario (the 1 GB stream runs once).
+    #[arg(long, default_value_t = 5)]
+    reps: usize,
+    /// Also stream 1 GB from a pipe (takes about 10 s and 1.2 GB of disk).
+    #[arg(long)]
+    gig: bool,
+    /// Only run scenarios whose name contains this text.
+    #[arg(long)]
+    only: Option<String>,
+    /// Exit at once: the trivial binary the CLI cold start is compared with.
+    #[arg(long, hide = true)]
+    noop: bool,
+}
+
+/// A scenario's timings next to its baseline's.
+struct Row {
+    name: String,
+    ours: Vec<Duration>,
+    baseline_name: String,
+    baseline: Vec<Duration>,
+    target: Option<f64>,
+    extra: String,
+}
+
+fn median(times: &[Duration]) -> Duration {
+    let mut sorted = times.to_vec();
+    sorted.sort();
+    sorted.get(sorted.len() / 2).copied().unwrap_or_default()
+}
+
+fn min(times: &[Duration]) -> Duration {
+    times.iter().min().copied().unwrap_or_default()
+}
+
+fn fmt_duration(d: Duration) -> String {
+    let us = d.as_secs_f64() * 1e6;
+    if us < 1_000.0 {
+        format!("{us:.0} µs")
+    } else if us < 1_000_000.0 {
+        format!("{:.1} ms", us / 1_000.0)
+    } else {
+        format!("{:.2} s", us / 1_000_000.0)
+    }
+}
+
+fn time<T>(f: impl FnOnce() -> Result<T>) -> Result<(Duration, T)> {
+    let start = Instant::now();
+    let value = f()?;
+    Ok((start.elapsed(), value))
+}
+
+/// Peak resident memory of this process since the last reset (KiB).
+fn peak_rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmHWM:"))
+                .and_then(|l| l.split_whitespace().nth(1)?.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Resets the peak so the next reading covers one scenario (Linux: clear_refs 5).
+fn reset_peak_rss() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+/// A realistic service log, generated line by line so it never has to exist whole in memory.
+struct LogSource {
+    line: u64,
+    remaining: u64,
+    buf: Vec<u8>,
+    pos: usize,
+}
+
+impl LogSource {
+    fn new(bytes: u64) -> Self {
+        Self {
+            line: 0,
+            remaining: bytes,
+            buf: Vec::new(),
+            pos: 0,
+        }
+    }
+}
+
+impl Read for LogSource {
+    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+        if self.remaining == 0 {
+            return Ok(0);
+        }
+        if self.pos == self.buf.len() {
+            self.buf.clear();
+            self.pos = 0;
+            while self.buf.len() < 64 * 1024 {
+                self.line += 1;
+                let i = self.line;
+                if i.is_multiple_of(250_000) {
+                    writeln!(
+                        self.buf,
+                        "2026-11-21T10:{:02}:{:02}Z ERROR db-3 query failed: deadlock detected (txn {i})",
+                        (i / 60) % 60,
+                        i % 60
+                    )?;
+                } else {
+                    writeln!(
+                        self.buf,
+                        "2026-11-21T10:{:02}:{:02}Z INFO  api-2 GET /v1/orders/{i} 200 in {} ms",
+                        (i / 60) % 60,
+                        i % 60,
+                        i % 97
+                    )?;
+                }
+            }
+        }
+        let n = out
+            .len()
+            .min(self.buf.len() - self.pos)
+            .min(usize::try_from(self.remaining).unwrap_or(usize::MAX));
+        out[..n].copy_from_slice(&self.buf[self.pos..self.pos + n]);
+        self.pos += n;
+        self.remaining -= n as u64;
+        Ok(n)
+    }
+}
+
+fn log_bytes(bytes: u64) -> Result<Vec<u8>> {
+    let mut data = Vec::with_capacity(usize::try_from(bytes)?);
+    LogSource::new(bytes).read_to_end(&mut data)?;
+    // End on a whole line, as real logs do.
+    if let Some(nl) = data.iter().rposition(|&b| b == b'\n') {
+        data.truncate(nl + 1);
+    }
+    Ok(data)
+}
+
+fn json_bytes(bytes: u64) -> Vec<u8> {
+    let mut out = Vec::with_capacity(usize::try_from(bytes).unwrap_or(0) + 1024);
+    out.extend_from_slice(b"{\"items\":[");
+    let mut i = 0u64;
+    while (out.len() as u64) < bytes {
+        if i > 0 {
+            out.push(b',');
+        }
+        let _ = write!(
+            out,
+            "{{\"id\":{i},\"name\":\"item-{i}\",\"price\":{}.{:02},\"tags\":[\"a\",\"b\"],\"owner\":{{\"id\":{},\"email\":\"u{}@example.com\"}}}}",
+            i % 1000,
+            i % 100,
+            i % 5000,
+            i % 5000
+        );
+        i += 1;
+    }
+    let _ = write!(out, "],\"total\":{i}}}");
+    out
+}
+
+fn open_pad(dir: &Path) -> Result<Scratchpad> {
+    let config = Config {
+        quota_bytes: None,
+        ..Config::default()
+    };
+    Ok(Scratchpad::open_with(
+        Some(&format!("sqlite://{}", dir.join("pad.db").display())),
+        config,
+    )?)
+}
+
+fn put_named(pad: &Scratchpad, name: &str, input: &mut dyn Read) -> Result<()> {
+    pad.put(
+        input,
+        PutOptions {
+            name: Some(name.into()),
+            ..PutOptions::default()
+        },
+    )?;
+    Ok(())
+}
+
+fn raw_sqlite(dir: &Path) -> Result<rusqlite::Connection> {
+    let conn = rusqlite::Connection::open(dir.join("raw.db"))?;
+    conn.pragma_update(None, "page_size", 65_536)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS t (id INTEGER PRIMARY KEY, name TEXT, data BLOB)",
+    )?;
+    Ok(conn)
+}
+
+fn main() -> Result<()> {
+    let args = Args::parse();
+    if args.noop {
+        return Ok(());
+    }
+    let want = |name: &str| args.only.as_deref().is_none_or(|o| name.contains(o));
+    let mb = args.mb.max(1);
+    let size = mb * 1_000_000;
+    let reps = args.reps.max(1);
+    let mut rows = Vec::new();
+    println!(
+        "scratchpad-bench: {mb} MB entries, {reps} repetitions, {} cores",
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    );
+
+    if want("offload-5k") {
+        rows.push(offload_small_entries(reps.min(3))?);
+    }
+    let log = log_bytes(size)?;
+    if want("offload-large") {
+        rows.extend(offload_large(&log, reps)?);
+    }
+    if want("read") || want("grep") || want("dedup") || want("cold") {
+        let dir = tempfile::tempdir()?;
+        let pad = open_pad(dir.path())?;
+        put_named(&pad, "log", &mut log.as_slice())?;
+        if want("read") {
+            rows.extend(slice_reads(&pad, dir.path(), reps)?);
+        }
+        if want("grep") {
+            rows.extend(grep_vs_ripgrep(&pad, &log, reps)?);
+        }
+        if want("dedup") {
+            rows.push(dedup(&pad, &log, reps)?);
+        }
+        if want("cold") {
+            rows.push(cold_start(dir.path(), reps)?);
+        }
+    }
+    drop(log);
+    if want("json") {
+        rows.push(json_preview(size, reps)?);
+    }
+    if want("list") || want("gc") {
+        rows.extend(list_and_gc(size, reps.min(3))?);
+    }
+    if args.gig && want("stream") {
+        rows.push(stream_gig()?);
+    }
+    print_rows(&rows);
+    Ok(())
+}
+
+fn print_rows(rows: &[Row]) {
+    println!();
+    println!(
+        "{:<44} {:>10} {:>10}   {:<30} {:>10} {:>8}  target",
+        "scenario", "min", "median", "baseline", "median", "ratio"
+    );
+    for row in rows {
+        let ours = median(&row.ours);
+        let base = median(&row.baseline);
+        let ratio = if base.is_zero() {
+            f64::NAN
+        } else {
+            ours.as_secs_f64() / base.as_secs_f64()
+        };
+        let target = match row.target {
+            Some(t) if ratio <= t => format!("≤ {t} met"),
+            Some(t) => format!("≤ {t} NOT met"),
+            None => String::new(),
+        };
+        println!(
+            "{:<44} {:>10} {:>10}   {:<30} {:>10} {:>7.2}×  {}{}",
+            row.name,
+            fmt_duration(min(&row.ours)),
+            fmt_duration(ours),
+            row.baseline_name,
+            if row.baseline.is_empty() {
+                "-".into()
+            } else {
+                fmt_duration(base)
+            },
+            ratio,
+            target,
+            if row.extra.is_empty() {
+                String::new()
+            } else {
+                format!("  ({})", row.extra)
+            }
+        );
+    }
+}
+
+/// 10,000 offloads of 5 KB each vs 10,000 raw SQLite inserts (one transaction each, as offloads commit).
+fn offload_small_entries(reps: usize) -> Result<Row> {
+    const ENTRIES: usize = 10_000;
+    let bodies: Vec<Vec<u8>> = (0..ENTRIES)
+        .map(|i| log_bytes(5_000 + i as u64 % 7).unwrap_or_default())
+        .map(|mut b| {
+            b.extend_from_slice(
+                format!("unique {}\n", blake3::hash(&b.len().to_le_bytes())).as_bytes(),
+            );
+            b
+        })
+        .enumerate()
+        .map(|(i, mut b)| {
+            b.extend_from_slice(format!("entry {i}\n").as_bytes());
+            b
+        })
+        .collect();
+    let mut ours = Vec::new();
+    let mut baseline = Vec::new();
+    for _ in 0..reps {
+        let dir = tempfile::tempdir()?;
+        let pad = open_pad(dir.path())?;
+        let (t, ()) = time(|| {
+            for (i, body) in bodies.iter().enumerate() {
+                put_named(&pad, &format!("e{i}"), &mut body.as_slice())?;
+            }
+            Ok(())
+        })?;
+        ours.push(t);
+        let conn = raw_sqlite(dir.path())?;
+        let (t, ()) = time(|| {
+            let mut stmt = conn.prepare("INSERT INTO t (name, data) VALUES (?1, ?2)")?;
+            for (i, body) in bodies.iter().enumerate() {
+                stmt.execute(rusqlite::params![format!("e{i}"), body])?;
+            }
+            Ok(())
+        })?;
+        baseline.push(t);
+    }
+    Ok(Row {
+        name: "offload-5k: 10,000 × 5 KB entries".into(),
+        ours,
+        baseline_name: "raw SQLite inserts".into(),
+        baseline,
+        target: Some(1.5),
+        extra: String::new(),
+    })
+}
+
+/// One large offload vs the same bytes written to a file with fdatasync, and vs one raw SQLite insert.
+fn offload_large(log: &[u8], reps: usize) -> Result<Vec<Row>> {
+    let mut ours = Vec::new();
+    let mut file = Vec::new();
+    let mut raw = Vec::new();
+    let mut peak = 0;
+    for _ in 0..reps {
+        let dir = tempfile::tempdir()?;
+        let pad = open_pad(dir.path())?;
+        reset_peak_rss();
+        let before = peak_rss_kib();
+        let (t, ()) = time(|| put_named(&pad, "log", &mut &log[..]))?;
+        peak = peak.max(peak_rss_kib().saturating_sub(before));
+        ours.push(t);
+        let (t, ()) = time(|| {
+            let mut f = std::fs::File::create(dir.path().join("plain.log"))?;
+            f.write_all(log)?;
+            f.sync_data()?;
+            Ok(())
+        })?;
+        file.push(t);
+        let conn = raw_sqlite(dir.path())?;
+        let (t, ()) = time(|| {
+            conn.execute("INSERT INTO t (name, data) VALUES ('log', ?1)", [log])?;
+            Ok(())
+        })?;
+        raw.push(t);
+    }
+    let mb = log.len() / 1_000_000;
+    Ok(vec![
+        Row {
+            name: format!("offload-large: {mb} MB (hash, index, preview)"),
+            ours: ours.clone(),
+            baseline_name: "file write + fdatasync".into(),
+            baseline: file,
+            target: Some(1.5),
+            extra: format!("peak memory above baseline {} MB", peak / 1024),
+        },
+        Row {
+            name: format!("offload-large: {mb} MB"),
+            ours,
+            baseline_name: "one raw SQLite insert".into(),
+            baseline: raw,
+            target: None,
+            extra: String::new(),
+        },
+    ])
+}
+
+fn slice_reads(pad: &Scratchpad, dir: &Path, reps: usize) -> Result<Vec<Row>> {
+    let info = pad.get("log")?;
+    let mid_char = info.chars / 2;
+    let mid_line = info.lines / 2;
+    let range = ReadMode::Range {
+        start: mid_char,
+        end: Some(mid_char + 2_000),
+    };
+    let lines = ReadMode::Lines {
+        from: mid_line,
+        to: Some(mid_line + 49),
+    };
+    let mut rows = Vec::new();
+    for (name, mode) in [("2,000-char range", &range), ("50-line range", &lines)] {
+        // Warm: the engine is open and the pages are cached, as in a running server.
+        pad.read("log", mode, None)?;
+        let mut ours = Vec::new();
+        for _ in 0..reps.max(20) {
+            let (t, _) = time(|| Ok(pad.read("log", mode, None)?))?;
+            ours.push(t);
+        }
+        let fresh = (0..reps)
+            .map(|_| {
+                let start = Instant::now();
+                let _ = Scratchpad::open(&format!("sqlite://{}", dir.join("pad.db").display()))
+                    .and_then(|p| p.read("log", mode, None));
+                start.elapsed()
+            })
+            .collect();
+        rows.push(Row {
+            name: format!("read: {name} from the middle, warm"),
+            ours,
+            baseline_name: "target 1 ms".into(),
+            baseline: vec![Duration::from_millis(1)],
+            target: Some(1.0),
+            extra: format!("entry {} MB", info.bytes / 1_000_000),
+        });
+        rows.push(Row {
+            name: format!("read: {name}, open + read"),
+            ours: fresh,
+            baseline_name: "target 1 ms".into(),
+            baseline: vec![Duration::from_millis(1)],
+            target: None,
+            extra: "includes opening the store".into(),
+        });
+    }
+    Ok(rows)
+}
+
+fn grep_vs_ripgrep(pad: &Scratchpad, log: &[u8], reps: usize) -> Result<Vec<Row>> {
+    let file = tempfile::NamedTempFile::new()?;
+    std::fs::write(file.path(), log)?;
+    let rg_available = Command::new("rg")
+        .arg("--version")
+        .stdout(Stdio::null())
+        .status()
+        .is_ok();
+    if !rg_available {
+        println!(
+            "note: ripgrep (rg) is not installed; grep rows have no baseline (apt-get install ripgrep)"
+        );
+    }
+    let mut rows = Vec::new();
+    for (label, pattern) in [
+        ("literal ERROR", "ERROR"),
+        ("every-line regex", r"in \d{2} ms$"),
+    ] {
+        let mode = ReadMode::Grep {
+            pattern: pattern.into(),
+            context: 2,
+            max_matches: None,
+            ignore_case: false,
+            from: None,
+        };
+        let mut ours = Vec::new();
+        let mut base = Vec::new();
+        for _ in 0..reps {
+            let (t, _) = time(|| Ok(pad.read("log", &mode, None)?))?;
+            ours.push(t);
+            if rg_available {
+                let (t, ()) = time(|| {
+                    let status = Command::new("rg")
+                        .args(["-n", "-C2", pattern])
+                        .arg(file.path())
+                        .stdout(Stdio::null())
+                        .status()?;
+                    if status.code() == Some(2) {
+                        bail!("rg failed");
+                    }
+                    Ok(())
+                })?;
+                base.push(t);
+            }
+        }
+        rows.push(Row {
+            name: format!("grep -C2 {label} over {} MB", log.len() / 1_000_000),
+            ours,
+            baseline_name: "rg -n -C2 on a file".into(),
+            baseline: base,
+            target: Some(1.0),
+            extra: "ours counts every match, shows the first 100".into(),
+        });
+    }
+    Ok(rows)
+}
+
+fn dedup(pad: &Scratchpad, log: &[u8], reps: usize) -> Result<Row> {
+    let mut ours = Vec::new();
+    let mut base = Vec::new();
+    for i in 0..reps {
+        let (t, ()) = time(|| put_named(pad, &format!("copy{i}"), &mut &log[..]))?;
+        ours.push(t);
+        let (t, _) = time(|| Ok(blake3::hash(log)))?;
+        base.push(t);
+    }
+    Ok(Row {
+        name: format!("dedup: identical {} MB output", log.len() / 1_000_000),
+        ours,
+        baseline_name: "blake3 of the bytes".into(),
+        baseline: base,
+        target: None,
+        extra: "stores no new content".into(),
+    })
+}
+
+fn sibling_binary(name: &str) -> Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    let path = exe.with_file_name(name);
+    if !path.exists() {
+        bail!(
+            "{} not found; build it first: cargo build --release -p scratchpad",
+            path.display()
+        );
+    }
+    Ok(path)
+}
+
+fn cold_start(dir: &Path, reps: usize) -> Result<Row> {
+    let cli = sibling_binary("scratchpad")?;
+    let me = std::env::current_exe()?;
+    let store = format!("sqlite://{}", dir.join("pad.db").display());
+    let mut ours = Vec::new();
+    let mut base = Vec::new();
+    for _ in 0..reps.max(10) {
+        let (t, ()) = time(|| {
+            let out = Command::new(&cli)
+                .args(["--store", &store, "read", "log", "--lines", "10-20"])
+                .stdout(Stdio::null())
+                .status()
+                .context("running scratchpad")?;
+            if !out.success() {
+                bail!("scratchpad read failed");
+            }
+            Ok(())
+        })?;
+        ours.push(t);
+        let (t, ()) = time(|| {
+            Command::new(&me).arg("--noop").status()?;
+            Ok(())
+        })?;
+        base.push(t);
+    }
+    Ok(Row {
+        name: "cold start: `scratchpad read --lines 10-20`".into(),
+        ours,
+        baseline_name: "a trivial Rust binary".into(),
+        baseline: base,
+        target: None,
+        extra: String::new(),
+    })
+}
+
+fn json_preview(size: u64, reps: usize) -> Result<Row> {
+    let doc = json_bytes(size);
+    let mut ours = Vec::new();
+    let mut base = Vec::new();
+    for _ in 0..reps {
+        let (t, preview) = time(|| {
+            Ok(scratchpad_core::preview::json_shape_preview(
+                doc.as_slice(),
+                1_500,
+            )?)
+        })?;
+        if preview.is_none() {
+            bail!("the generated document was not previewed as JSON");
+        }
+        ours.push(t);
+        let (t, _) = time(|| Ok(serde_json::from_slice::<serde::de::IgnoredAny>(&doc)?))?;
+        base.push(t);
+    }
+    Ok(Row {
+        name: format!("JSON shape preview of {} MB", doc.len() / 1_000_000),
+        ours,
+        baseline_name: "serde validation (IgnoredAny)".into(),
+        baseline: base,
+        target: Some(3.0),
+        extra: String::new(),
+    })
+}
+
+fn list_and_gc(size: u64, reps: usize) -> Result<Vec<Row>> {
+    let mut list = Vec::new();
+    let mut gc_small = Vec::new();
+    let mut gc_large = Vec::new();
+    let mut returned = 0;
+    for _ in 0..reps {
+        let dir = tempfile::tempdir()?;
+        let pad = open_pad(dir.path())?;
+        for i in 0..10_000 {
+            put_named(
+                &pad,
+                &format!("n{i}"),
+                &mut format!("note {i}\n").as_bytes(),
+            )?;
+        }
+        let (t, count) = time(|| {
+            let mut count = 0;
+            let mut cursor: Option<String> = None;
+            loop {
+                let page = pad.list(&ListFilter::default(), cursor.as_deref(), 1_000)?;
+                count += page.entries.len();
+                match page.next_cursor {
+                    Some(c) => cursor = Some(c),
+                    None => break,
+                }
+            }
+            Ok(count)
+        })?;
+        if count != 10_000 {
+            bail!("listed {count} entries, expected 10,000");
+        }
+        list.push(t);
+        // Half of them expire now; the amortized collection does not run on TTL changes.
+        for i in 0..5_000 {
+            pad.set_ttl(&format!("n{i}"), Some(1), None)?;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+        let (t, report) = time(|| Ok(pad.gc()?))?;
+        if report.expired < 5_000 {
+            bail!(
+                "expected 5,000 expired entries, GC removed {}",
+                report.expired
+            );
+        }
+        gc_small.push(t);
+        put_named(&pad, "big", &mut LogSource::new(size))?;
+        pad.set_ttl("big", Some(1), None)?;
+        std::thread::sleep(Duration::from_millis(5));
+        let (t, report) = time(|| Ok(pad.gc()?))?;
+        returned = report
+            .disk_bytes_before
+            .saturating_sub(report.disk_bytes_after);
+        gc_large.push(t);
+    }
+    Ok(vec![
+        Row {
+            name: "list: page through 10,000 entries".into(),
+            ours: list,
+            baseline_name: String::new(),
+            baseline: Vec::new(),
+            target: None,
+            extra: "1,000 per page".into(),
+        },
+        Row {
+            name: "gc: 5,000 expired entries".into(),
+            ours: gc_small,
+            baseline_name: String::new(),
+            baseline: Vec::new(),
+            target: None,
+            extra: String::new(),
+        },
+        Row {
+            name: format!("gc: one expired {} MB entry", size / 1_000_000),
+            ours: gc_large,
+            baseline_name: String::new(),
+            baseline: Vec::new(),
+            target: None,
+            extra: format!("{} MB of disk returned", returned / 1_000_000),
+        },
+    ])
+}
+
+fn stream_gig() -> Result<Row> {
+    const GIG: u64 = 1 << 30;
+    let dir = tempfile::tempdir()?;
+    let pad = open_pad(dir.path())?;
+    reset_peak_rss();
+    let (t, ()) = time(|| put_named(&pad, "gig", &mut LogSource::new(GIG)))?;
+    let peak = peak_rss_kib();
+    let mb_s = GIG as f64 / 1e6 / t.as_secs_f64();
+    Ok(Row {
+        name: "stream 1 GiB from a generator".into(),
+        ours: vec![t],
+        baseline_name: String::new(),
+        baseline: Vec::new(),
+        target: None,
+        extra: format!("{mb_s:.0} MB/s, peak memory {} MB (limit 128)", peak / 1024),
+    })
+}
