@@ -72,23 +72,18 @@ fn command_prefix(store: &Option<String>, session: Option<&str>) -> String {
         .filter(|s| from_flag(s, "SCRATCHPAD_STORE"))
         .filter(|s| !s.contains("://") || s.starts_with("sqlite://"))
     {
-        command.push_str(&format!(" --store {}", shell_quote(store)));
+        command.push_str(&format!(
+            " --store {}",
+            scratchpad_core::read::shell_word(store)
+        ));
     }
     if let Some(session) = session.filter(|s| from_flag(s, "SCRATCHPAD_SESSION")) {
-        command.push_str(&format!(" --session {}", shell_quote(session)));
+        command.push_str(&format!(
+            " --session {}",
+            scratchpad_core::read::shell_word(session)
+        ));
     }
     command
-}
-
-fn shell_quote(word: &str) -> String {
-    if word
-        .bytes()
-        .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))
-    {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
 }
 
 /// What every command gets: the scratchpad, the output format and stdout.

@@ -239,7 +239,7 @@ fn json_str(s: &str) -> String {
 }
 
 /// Quotes a word for a POSIX shell when it needs it.
-fn shell_word(s: &str) -> String {
+pub fn shell_word(s: &str) -> String {
     if !s.is_empty()
         && s.bytes()
             .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))

@@ -8,6 +8,8 @@ use scratchpad_core::{Kind, ListFilter};
 use super::{entry_json, print_preview_and_hint};
 use crate::Ctx;
 use crate::cli::{LsArgs, SearchArgs, ShowArgs};
+use scratchpad_core::read::shell_word;
+
 use crate::format::{expires, human_bytes, now_ms, plural, relative, table};
 
 pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
@@ -150,17 +152,6 @@ fn next_page_command(args: &LsArgs, cursor: &str) -> String {
     }
     cmd.push_str(&format!(" --cursor {}", shell_word(cursor)));
     cmd
-}
-
-fn shell_word(s: &str) -> String {
-    if !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"._-/:=@%+,".contains(&b))
-    {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
 }
 
 pub fn search(ctx: &mut Ctx, args: &SearchArgs) -> anyhow::Result<u8> {
