@@ -1455,40 +1455,6 @@ mod tests {
         );
     }
 
-    #[test]
-    #[ignore = "benchmark: run with --release -- --ignored --nocapture"]
-    fn bench_against_ignored_any() {
-        use std::time::Instant;
-        // ~100 MB, generated up front so that only parsing is timed.
-        let mut document = Vec::new();
-        GeneratedArray::new(700_000)
-            .read_to_end(&mut document)
-            .unwrap();
-        let best_of_3 = |f: &dyn Fn()| {
-            (0..3)
-                .map(|_| {
-                    let start = Instant::now();
-                    f();
-                    start.elapsed()
-                })
-                .min()
-                .unwrap()
-        };
-        let baseline = best_of_3(&|| {
-            let reader = BufReader::with_capacity(READ_BUFFER_BYTES, document.as_slice());
-            serde_json::from_reader::<_, IgnoredAny>(reader).unwrap();
-        });
-        let ours = best_of_3(&|| {
-            json_shape_preview(document.as_slice(), 1_500)
-                .unwrap()
-                .unwrap();
-        });
-        println!(
-            "{} bytes: IgnoredAny {baseline:?}, json_shape_preview {ours:?}, ratio {:.2}",
-            document.len(),
-            ours.as_secs_f64() / baseline.as_secs_f64()
-        );
-    }
 
     fn arb_json() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
