@@ -424,14 +424,10 @@ fn slice_reads(pad: &Scratchpad, dir: &Path, reps: usize) -> Result<Vec<Row>> {
             let (t, _) = time(|| Ok(pad.read("log", mode, None)?))?;
             ours.push(t);
         }
+        let url = format!("sqlite://{}", dir.join("pad.db").display());
         let fresh = (0..reps)
-            .map(|_| {
-                let start = Instant::now();
-                let _ = Scratchpad::open(&format!("sqlite://{}", dir.join("pad.db").display()))
-                    .and_then(|p| p.read("log", mode, None));
-                start.elapsed()
-            })
-            .collect();
+            .map(|_| Ok(time(|| Ok(Scratchpad::open(&url)?.read("log", mode, None)?))?.0))
+            .collect::<Result<Vec<_>>>()?;
         rows.push(Row {
             name: format!("read: {name} from the middle, warm"),
             ours,

@@ -61,7 +61,6 @@ pub(crate) fn ingest(
 
 struct Pass<'a> {
     store: &'a dyn Store,
-    config: &'a PreviewConfig,
     staged: &'a mut Option<i64>,
     hasher: blake3::Hasher,
     pending: Vec<u8>,
@@ -84,10 +83,9 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
-    fn new(store: &'a dyn Store, config: &'a PreviewConfig, staged: &'a mut Option<i64>) -> Self {
+    fn new(store: &'a dyn Store, config: &PreviewConfig, staged: &'a mut Option<i64>) -> Self {
         Self {
             store,
-            config,
             staged,
             hasher: blake3::Hasher::new(),
             pending: vec![0; CHUNK_BYTES],
@@ -288,7 +286,6 @@ impl<'a> Pass<'a> {
             search.push_str("\n…\n");
             search.push_str(&String::from_utf8_lossy(&tail));
         }
-        let _ = self.config;
         Ok(Ingested {
             stats,
             kind,

@@ -1455,7 +1455,6 @@ mod tests {
         );
     }
 
-
     fn arb_json() -> impl Strategy<Value = Value> {
         let leaf = prop_oneof![
             Just(Value::Null),
