@@ -102,13 +102,7 @@ impl Scratchpad {
             "lines" => {
                 let (from, to) = parse_span(value).ok_or_else(|| bad_selector(selector))?;
                 let reply = self.read(name, &ReadMode::Lines { from, to: Some(to) }, unbounded)?;
-                // Strip the line numbers the reader adds for models.
-                Ok(reply
-                    .text
-                    .lines()
-                    .map(|l| l.split_once(": ").map_or(l, |(_, t)| t))
-                    .collect::<Vec<_>>()
-                    .join("\n"))
+                Ok(reply.unnumbered_lines().collect::<Vec<_>>().join("\n"))
             }
             "range" => {
                 let (start, end) = parse_span(value).ok_or_else(|| bad_selector(selector))?;

@@ -271,6 +271,14 @@ pub struct ReadReply {
 }
 
 impl ReadReply {
+    /// The lines of a `lines` reply without the `N: ` numbers the reader adds for models, one per
+    /// line (what a program wants, e.g. a `#lines=` reference or `--raw`).
+    pub fn unnumbered_lines(&self) -> impl Iterator<Item = &str> {
+        self.text
+            .lines()
+            .map(|line| line.split_once(": ").map_or(line, |(_, text)| text))
+    }
+
     /// Header, content and continuation as one text for a model or a terminal.
     pub fn render(&self, syntax: &Syntax) -> String {
         let mut out = format!("[{}: {}]\n", self.name, self.location);

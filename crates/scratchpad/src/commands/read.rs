@@ -30,9 +30,8 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
     } else if args.raw {
         if matches!(mode, ReadMode::Lines { .. }) {
             // The reader numbers lines for models; raw output is the lines themselves.
-            for line in reply.text.lines() {
-                let text = line.split_once(": ").map_or(line, |(_, text)| text);
-                writeln!(ctx.out, "{text}")?;
+            for line in reply.unnumbered_lines() {
+                writeln!(ctx.out, "{line}")?;
             }
         } else {
             ctx.out.write_all(reply.text.as_bytes())?;
