@@ -1,7 +1,46 @@
-//! The MCP faces of the scratchpad: a server that offers the scratchpad tools, resources and
-//! instructions to any MCP client, and a proxy that adds offloading, slicing and pass-by-reference
-//! to any existing MCP server. Both are thin layers over [`scratchpad_core::Scratchpad`]; this crate
-//! is where core errors become MCP tool results, in one place.
+//! The MCP faces of the scratchpad: a server that gives any MCP client the scratchpad tools, resources
+//! and guidance, over stdio or streamable HTTP.
 //!
-//! Not implemented yet: the crate holds the place in the workspace so the dependency direction
-//! (core ← mcp ← binary) is fixed from the start.
+//! ```no_run
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let pad = scratchpad_core::Scratchpad::open("sqlite:///tmp/pad.db")?;
+//! // Serves MCP on stdin/stdout until the client disconnects.
+//! scratchpad_mcp::serve_stdio(pad)?;
+//! # Ok(()) }
+//! ```
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+mod error;
+pub mod guidance;
+pub mod http;
+pub mod server;
+pub mod tools;
+
+pub use error::{Error, Result};
+pub use http::{HttpOptions, serve_http};
+pub use server::{ClientSession, ScratchpadServer, SessionPolicy};
+
+use rmcp::ServiceExt as _;
+
+/// Serves the scratchpad over stdio until the client closes the connection. stdout carries only the
+/// protocol; logs go to stderr.
+pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
+    runtime()?.block_on(async move {
+        let running = ScratchpadServer::new(pad)
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|err| Error::Protocol(err.to_string()))?;
+        running
+            .waiting()
+            .await
+            .map_err(|err| Error::Protocol(err.to_string()))?;
+        Ok(())
+    })
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(Error::Io)
+}

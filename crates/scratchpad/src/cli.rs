@@ -109,6 +109,66 @@ pub enum Command {
         scratchpad stats"
     )]
     Stats,
+    Mcp(McpArgs),
+}
+
+/// Serve the scratchpad to MCP clients
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Serve the scratchpad to MCP clients (desktop apps, coding agents).\n\n\
+    Examples:\n  \
+    scratchpad mcp serve\n  \
+    scratchpad --session myproject mcp serve\n  \
+    scratchpad mcp serve --http 127.0.0.1:8931"
+)]
+pub struct McpArgs {
+    #[command(subcommand)]
+    pub command: McpCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum McpCommand {
+    Serve(ServeArgs),
+}
+
+/// Run the MCP server: scratchpad tools, resources and guidance, over stdio or HTTP
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Run the MCP server: the scratchpad_* tools (write, read, edit, list, delete, search, pin, \
+    rename), every entry as a scratchpad://SESSION/NAME resource, and instructions telling the model when \
+    to keep notes and how to read slices.\n\n\
+    Without --http it speaks MCP on stdin/stdout (logs go to stderr): point your MCP client's command at \
+    `scratchpad mcp serve`. With --http it serves streamable HTTP at http://ADDR/mcp, on loopback unless \
+    you bind elsewhere; any other address requires --token. With tokens, each token is a client with its \
+    own session unless --session fixes one for all.\n\n\
+    Examples:\n  \
+    scratchpad --session myproject mcp serve\n  \
+    scratchpad mcp serve --http 127.0.0.1:8931\n  \
+    SCRATCHPAD_MCP_TOKEN=$(openssl rand -hex 32) scratchpad mcp serve --http 0.0.0.0:8931 \\\n    \
+    --allowed-host pad.internal:8931"
+)]
+pub struct ServeArgs {
+    /// Serve streamable HTTP on this address (e.g. 127.0.0.1:8931) instead of stdio
+    #[arg(long, value_name = "ADDR")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Bearer token a client must send (repeat for several clients; required off loopback)
+    #[arg(
+        long = "token",
+        env = "SCRATCHPAD_MCP_TOKEN",
+        value_name = "TOKEN",
+        value_delimiter = ',',
+        hide_env_values = true
+    )]
+    pub tokens: Vec<String>,
+    /// Also accept this Host header (the name clients use to reach a non-loopback bind)
+    #[arg(long = "allowed-host", value_name = "HOST[:PORT]")]
+    pub allowed_hosts: Vec<String>,
+    /// Also accept requests from this browser origin, e.g. https://app.example.com:443
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    /// Largest request body accepted over HTTP, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::http::DEFAULT_MAX_BODY_BYTES)]
+    pub max_body_bytes: usize,
 }
 
 /// Store stdin (or a file) and print a reference with a preview.

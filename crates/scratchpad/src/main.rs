@@ -112,11 +112,16 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         .clone()
         .or_else(|| config.session.clone())
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
-    let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?
-        .with_session(&session)?
-        .with_syntax(Syntax::Cli {
-            command: command_prefix(&cli.global.store, cli.global.session.as_deref()),
-        });
+    let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?.with_session(&session)?;
+    // The MCP faces own stdout (the protocol) and spell calls as tools, so they skip the CLI context.
+    if let Command::Mcp(args) = cli.command {
+        let fixed_session = cli.global.session.is_some();
+        commands::mcp::mcp(pad, args, fixed_session)?;
+        return Ok(0);
+    }
+    let pad = pad.with_syntax(Syntax::Cli {
+        command: command_prefix(&cli.global.store, cli.global.session.as_deref()),
+    });
     let mut ctx = Ctx {
         pad,
         json: cli.global.json,
@@ -141,6 +146,7 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         Command::Ttl(args) => commands::notes::ttl(&mut ctx, &args)?,
         Command::ExpireTurn(args) => commands::notes::expire_turn(&mut ctx, &args)?,
         Command::Resolve(args) => commands::notes::resolve(&mut ctx, args)?,
+        Command::Mcp(_) => unreachable!("served above"),
     };
     ctx.out.flush()?;
     Ok(code)

@@ -1,6 +1,7 @@
 //! One module per group of commands; each command is a thin call into the engine plus its output.
 
 pub mod inspect;
+pub mod mcp;
 pub mod notes;
 pub mod put;
 pub mod read;

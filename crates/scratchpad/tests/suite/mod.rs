@@ -1,6 +1,8 @@
 mod bad_input;
 mod json_output;
+mod mcp_e2e;
 mod notes;
+mod postgres;
 mod put_read;
 mod run;
 mod sessions;

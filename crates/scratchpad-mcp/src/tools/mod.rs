@@ -1,0 +1,479 @@
+//! The scratchpad tools: their definitions (names, descriptions and schemas written for a model) and
+//! one dispatcher that runs a call against a [`Scratchpad`]. The server and the proxy share both.
+
+pub mod args;
+pub mod render;
+
+use rmcp::handler::server::common::{schema_for_output, schema_for_type};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
+use schemars::JsonSchema;
+use scratchpad_core::config::parse_ttl;
+use scratchpad_core::{Kind, ListFilter, ReadMode, Scratchpad, Ttl, WriteOptions};
+use serde::de::DeserializeOwned;
+
+use args::{
+    DeleteArgs, EditArgs, KindName, ListArgs, PinArgs, ReadArgs, ReadModeName, RenameArgs,
+    SearchArgs, WriteArgs, WriteMode,
+};
+use render::{EntrySummary, ListOutput, ReadOutput, SearchOutput};
+
+pub const WRITE: &str = "scratchpad_write";
+pub const READ: &str = "scratchpad_read";
+pub const EDIT: &str = "scratchpad_edit";
+pub const LIST: &str = "scratchpad_list";
+pub const DELETE: &str = "scratchpad_delete";
+pub const SEARCH: &str = "scratchpad_search";
+pub const PIN: &str = "scratchpad_pin";
+pub const RENAME: &str = "scratchpad_rename";
+
+/// Entries a list page holds when the caller gives no limit.
+const DEFAULT_LIST_LIMIT: usize = 50;
+const MAX_LIST_LIMIT: usize = 500;
+const DEFAULT_SEARCH_LIMIT: usize = 10;
+const MAX_SEARCH_LIMIT: usize = 100;
+
+/// Every scratchpad tool, in the order a client shows them.
+pub fn definitions() -> Vec<Tool> {
+    vec![
+        tool::<WriteArgs, EntrySummary>(
+            WRITE,
+            "Save a note or a value in the scratchpad so it survives context compaction and restarts. Keep \
+             your plan, findings (with evidence), decisions and constraints here under short names, and \
+             update them as you go (mode=append adds to a note). Large values are stored whole and \
+             answered with a preview, so you can read slices of them later with scratchpad_read.",
+            annotations(false, false, true),
+        ),
+        tool::<ReadArgs, ReadOutput>(
+            READ,
+            "Read part of a stored entry instead of the whole thing. Logs: mode=grep with a regex and \
+             context, or mode=lines around a line number the preview shows; the end: mode=tail; JSON: \
+             mode=json with a jq query; binary: mode=bytes. Replies are capped (default 8000 characters); \
+             a cut reply ends with the exact call that continues it. Errors name the valid range.",
+            annotations(true, false, true),
+        ),
+        tool::<EditArgs, EntrySummary>(
+            EDIT,
+            "Change a note in place: replace the exact text `old` by `new`. `old` must occur once (or pass \
+             replace_all). Use it to tick off plan steps or correct a finding without rewriting the note.",
+            annotations(false, false, false),
+        ),
+        tool::<ListArgs, ListOutput>(
+            LIST,
+            "List the entries of this session, newest first, with sizes and previews. Call it at the start \
+             of a session to find the plan and notes you left, and whenever you need a name.",
+            annotations(true, false, true),
+        ),
+        tool::<DeleteArgs, EntrySummary>(
+            DELETE,
+            "Delete an entry for good (its name can then be reused). Use it for notes that are wrong or \
+             finished, not to save space: old outputs expire on their own.",
+            annotations(false, true, true),
+        ),
+        tool::<SearchArgs, SearchOutput>(
+            SEARCH,
+            "Full-text search over this session's entries (names, notes, and the start and end of large \
+             outputs), ranked, with snippets. To find a line inside one large output use scratchpad_read \
+             with mode=grep.",
+            annotations(true, false, true),
+        ),
+        tool::<PinArgs, EntrySummary>(
+            PIN,
+            "Pin an entry so it never expires and is never evicted (pinned=false undoes it). Pin an output \
+             you will need again after this turn.",
+            annotations(false, false, true),
+        ),
+        tool::<RenameArgs, EntrySummary>(
+            RENAME,
+            "Rename an entry, e.g. give an automatic output name such as read_file_3 a meaningful one; a \
+             renamed output no longer expires.",
+            annotations(false, false, false),
+        ),
+    ]
+}
+
+/// Whether `name` is one of the scratchpad tools.
+pub fn is_scratchpad_tool(name: &str) -> bool {
+    [WRITE, READ, EDIT, LIST, DELETE, SEARCH, PIN, RENAME].contains(&name)
+}
+
+/// Runs one scratchpad tool call. Every failure of the tool's job, including bad arguments, is a
+/// result with `isError: true` whose message says what to do next. `None`: not a scratchpad tool.
+pub async fn call(pad: &Scratchpad, name: &str, args: JsonObject) -> Option<CallToolResult> {
+    let pad = pad.clone();
+    let name = name.to_owned();
+    if !is_scratchpad_tool(&name) {
+        return None;
+    }
+    // The engine is synchronous (SQLite or a blocking PostgreSQL client): keep it off the async workers.
+    let outcome = tokio::task::spawn_blocking(move || dispatch(&pad, &name, args)).await;
+    Some(match outcome {
+        Ok(Ok(result)) => result,
+        Ok(Err(failure)) => failure.into_result(),
+        Err(join) => {
+            Failure::Internal(format!("the tool stopped unexpectedly: {join}")).into_result()
+        }
+    })
+}
+
+/// Why a call failed, before it becomes an `isError` result: the one place core errors are mapped.
+#[derive(Debug)]
+enum Failure {
+    Arguments { tool: String, message: String },
+    Engine(scratchpad_core::Error),
+    Internal(String),
+}
+
+impl From<scratchpad_core::Error> for Failure {
+    fn from(err: scratchpad_core::Error) -> Self {
+        Self::Engine(err)
+    }
+}
+
+impl Failure {
+    fn arguments(tool: &str, message: impl Into<String>) -> Self {
+        Self::Arguments {
+            tool: tool.to_owned(),
+            message: message.into(),
+        }
+    }
+
+    fn into_result(self) -> CallToolResult {
+        let text = match self {
+            Self::Arguments { tool, message } => {
+                format!("invalid arguments for {tool}: {message}")
+            }
+            Self::Engine(err) => err.to_string(),
+            Self::Internal(message) => message,
+        };
+        CallToolResult::error(vec![ContentBlock::text(text)])
+    }
+}
+
+fn dispatch(pad: &Scratchpad, tool: &str, args: JsonObject) -> Result<CallToolResult, Failure> {
+    match tool {
+        WRITE => write(pad, parse(tool, args)?),
+        READ => read(pad, parse(tool, args)?),
+        EDIT => edit(pad, parse(tool, args)?),
+        LIST => list(pad, parse(tool, args)?),
+        DELETE => {
+            let args: DeleteArgs = parse(tool, args)?;
+            let info = pad.delete(&args.name, args.if_version)?;
+            Ok(render::entry_result(
+                format!(
+                    "Deleted `{}` (version {}, {} bytes).",
+                    info.name,
+                    info.version,
+                    render::thousands(info.bytes)
+                ),
+                &info,
+            ))
+        }
+        SEARCH => search(pad, parse(tool, args)?),
+        PIN => {
+            let args: PinArgs = parse(tool, args)?;
+            let info = pad.pin(&args.name, args.pinned, args.if_version)?;
+            let what = if args.pinned {
+                "pinned: it never expires and is never evicted"
+            } else {
+                "unpinned: it expires and may be evicted again"
+            };
+            Ok(render::entry_result(
+                format!("`{}` is {what} (version {}).", info.name, info.version),
+                &info,
+            ))
+        }
+        RENAME => {
+            let args: RenameArgs = parse(tool, args)?;
+            let info = pad.rename(&args.name, &args.new_name, args.if_version)?;
+            Ok(render::entry_result(
+                format!(
+                    "Renamed `{}` to `{}` (version {}); it no longer expires.",
+                    args.name, info.name, info.version
+                ),
+                &info,
+            ))
+        }
+        other => Err(Failure::Internal(format!("unknown tool `{other}`"))),
+    }
+}
+
+fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, Failure> {
+    serde_path_to_error::deserialize(serde_json::Value::Object(args)).map_err(|err| {
+        let field = err.path().to_string();
+        let message = if field == "." {
+            err.inner().to_string()
+        } else {
+            format!("`{field}`: {}", err.inner())
+        };
+        Failure::arguments(
+            tool,
+            format!("{message}; the tool's input schema lists the fields it takes"),
+        )
+    })
+}
+
+fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
+    let ttl = match args.ttl.as_deref() {
+        None => Ttl::Default,
+        Some(text) => match parse_ttl(text) {
+            Ok(None) => Ttl::Never,
+            Ok(Some(ms)) => Ttl::After(ms),
+            Err(err) => return Err(Failure::arguments(WRITE, err.to_string())),
+        },
+    };
+    let opts = WriteOptions {
+        if_version: args.if_version,
+        ttl,
+        pinned: args.pin,
+        ..WriteOptions::default()
+    };
+    let info = match args.mode {
+        WriteMode::Overwrite => pad.write(&args.name, &args.content, opts)?,
+        WriteMode::Append => pad.append(&args.name, &args.content, opts)?,
+    };
+    let verb = match args.mode {
+        WriteMode::Overwrite => "Saved",
+        WriteMode::Append => "Appended to",
+    };
+    let mut text = format!(
+        "{verb} `{}` (version {}; {}, {}, {}).",
+        info.name,
+        info.version,
+        info.kind.as_str(),
+        render::count(info.chars, "char", "chars"),
+        render::count(info.lines, "line", "lines")
+    );
+    let large = info.bytes > pad.config().threshold_bytes as u64;
+    if large {
+        text.push_str(&format!(
+            "\n{}\n{}",
+            info.preview,
+            scratchpad_core::hint(&info, pad.syntax())
+        ));
+    }
+    let mut result = render::entry_result(text, &info);
+    if large {
+        result.content.push(render::resource_link(&info));
+    }
+    Ok(result)
+}
+
+fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
+    let mode = read_mode(&args)?;
+    let budget = args
+        .max_chars
+        .map(|chars| usize::try_from(chars).unwrap_or(usize::MAX));
+    if budget == Some(0) {
+        return Err(Failure::arguments(
+            READ,
+            "max_chars must be at least 1; omit it for the default budget of 8000 characters",
+        ));
+    }
+    let reply = pad.read(&args.reference, &mode, budget)?;
+    Ok(render::read_result(&reply, pad.syntax()))
+}
+
+/// The read the arguments ask for; a missing argument is named together with the mode that needs it.
+fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
+    let mode = args.mode.unwrap_or(ReadModeName::Full);
+    let need = |value: Option<u64>, field: &str, example: &str| {
+        value.ok_or_else(|| {
+            Failure::arguments(
+                READ,
+                format!("mode={} needs `{field}`, e.g. {example}", mode_str(mode)),
+            )
+        })
+    };
+    let unused: Vec<&str> = [
+        (
+            "n",
+            args.n.is_some(),
+            matches!(mode, ReadModeName::Head | ReadModeName::Tail),
+        ),
+        ("start", args.start.is_some(), mode == ReadModeName::Range),
+        ("end", args.end.is_some(), mode == ReadModeName::Range),
+        (
+            "from",
+            args.from.is_some(),
+            matches!(mode, ReadModeName::Lines | ReadModeName::Grep),
+        ),
+        ("to", args.to.is_some(), mode == ReadModeName::Lines),
+        (
+            "pattern",
+            args.pattern.is_some(),
+            mode == ReadModeName::Grep,
+        ),
+        (
+            "context",
+            args.context.is_some(),
+            mode == ReadModeName::Grep,
+        ),
+        (
+            "max_matches",
+            args.max_matches.is_some(),
+            mode == ReadModeName::Grep,
+        ),
+        (
+            "ignore_case",
+            args.ignore_case.is_some(),
+            mode == ReadModeName::Grep,
+        ),
+        ("query", args.query.is_some(), mode == ReadModeName::Json),
+        ("offset", args.offset.is_some(), mode == ReadModeName::Bytes),
+        ("length", args.length.is_some(), mode == ReadModeName::Bytes),
+        ("force", args.force.is_some(), mode == ReadModeName::Full),
+    ]
+    .into_iter()
+    .filter(|(_, given, applies)| *given && !applies)
+    .map(|(field, _, _)| field)
+    .collect();
+    if !unused.is_empty() {
+        let hint = if args.mode.is_none() {
+            " (no mode was given, so it defaulted to full; set mode)"
+        } else {
+            ""
+        };
+        return Err(Failure::arguments(
+            READ,
+            format!(
+                "`{}` does not apply to mode={}{hint}",
+                unused.join("`, `"),
+                mode_str(mode)
+            ),
+        ));
+    }
+    Ok(match mode {
+        ReadModeName::Head => ReadMode::Head { n: args.n },
+        ReadModeName::Tail => ReadMode::Tail { n: args.n },
+        ReadModeName::Range => ReadMode::Range {
+            start: need(args.start, "start", "start=0, end=2000")?,
+            end: args.end,
+        },
+        ReadModeName::Lines => ReadMode::Lines {
+            from: need(args.from, "from", "from=1, to=50")?,
+            to: args.to,
+        },
+        ReadModeName::Grep => ReadMode::Grep {
+            pattern: args.pattern.clone().ok_or_else(|| {
+                Failure::arguments(
+                    READ,
+                    "mode=grep needs `pattern`, a regular expression such as \"ERROR|FAIL\"",
+                )
+            })?,
+            context: args.context.unwrap_or(0),
+            max_matches: args.max_matches,
+            ignore_case: args.ignore_case.unwrap_or(false),
+            from: args.from,
+        },
+        ReadModeName::Json => ReadMode::Json {
+            query: args.query.clone().ok_or_else(|| {
+                Failure::arguments(
+                    READ,
+                    "mode=json needs `query`, a jq expression such as \"keys\" or \".items[0]\"",
+                )
+            })?,
+        },
+        ReadModeName::Bytes => ReadMode::Bytes {
+            offset: args.offset.unwrap_or(0),
+            length: args.length,
+        },
+        ReadModeName::Full => ReadMode::Full {
+            force: args.force.unwrap_or(false),
+        },
+    })
+}
+
+fn mode_str(mode: ReadModeName) -> &'static str {
+    match mode {
+        ReadModeName::Head => "head",
+        ReadModeName::Tail => "tail",
+        ReadModeName::Range => "range",
+        ReadModeName::Lines => "lines",
+        ReadModeName::Grep => "grep",
+        ReadModeName::Json => "json",
+        ReadModeName::Bytes => "bytes",
+        ReadModeName::Full => "full",
+    }
+}
+
+fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
+    let outcome = pad.edit(
+        &args.name,
+        &args.old,
+        &args.new,
+        args.replace_all,
+        args.if_version,
+    )?;
+    let info = &outcome.entry;
+    Ok(render::entry_result(
+        format!(
+            "Edited `{}`: {}; now version {} ({}).",
+            info.name,
+            render::count(outcome.replacements as u64, "replacement", "replacements"),
+            info.version,
+            render::count(info.chars, "char", "chars")
+        ),
+        info,
+    ))
+}
+
+fn list(pad: &Scratchpad, args: ListArgs) -> Result<CallToolResult, Failure> {
+    let limit = args.limit.unwrap_or(DEFAULT_LIST_LIMIT);
+    if limit == 0 || limit > MAX_LIST_LIMIT {
+        return Err(Failure::arguments(
+            LIST,
+            format!("limit must be between 1 and {MAX_LIST_LIMIT} (got {limit})"),
+        ));
+    }
+    let filter = ListFilter {
+        kind: args.kind.map(|kind| match kind {
+            KindName::Text => Kind::Text,
+            KindName::Json => Kind::Json,
+            KindName::Binary => Kind::Binary,
+        }),
+        prefix: args.prefix,
+        tool: args.tool,
+        pinned: args.pinned,
+        turn: args.turn,
+    };
+    let page = pad.list(&filter, args.cursor.as_deref(), limit)?;
+    let stats = pad.stats()?;
+    Ok(render::list_result(&page, &stats, pad.session()))
+}
+
+fn search(pad: &Scratchpad, args: SearchArgs) -> Result<CallToolResult, Failure> {
+    let limit = args.limit.unwrap_or(DEFAULT_SEARCH_LIMIT);
+    if limit == 0 || limit > MAX_SEARCH_LIMIT {
+        return Err(Failure::arguments(
+            SEARCH,
+            format!("limit must be between 1 and {MAX_SEARCH_LIMIT} (got {limit})"),
+        ));
+    }
+    if args.query.trim().is_empty() {
+        return Err(Failure::arguments(
+            SEARCH,
+            "query is empty; give one or more words to look for (scratchpad_list shows every entry)",
+        ));
+    }
+    let hits = pad.search(&args.query, limit)?;
+    Ok(render::search_result(&args.query, &hits, pad.session()))
+}
+
+fn tool<A: JsonSchema + 'static, O: JsonSchema + 'static>(
+    name: &'static str,
+    description: &'static str,
+    annotations: ToolAnnotations,
+) -> Tool {
+    Tool::new(name, description, schema_for_type::<A>())
+        .with_raw_output_schema(schema_for_output::<O>())
+        .with_annotations(annotations)
+}
+
+fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnnotations {
+    let mut annotations = ToolAnnotations::default();
+    annotations.read_only_hint = Some(read_only);
+    annotations.destructive_hint = Some(destructive);
+    annotations.idempotent_hint = Some(idempotent);
+    annotations.open_world_hint = Some(false);
+    annotations
+}

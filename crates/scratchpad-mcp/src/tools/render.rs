@@ -1,0 +1,283 @@
+//! How tool results look: a text rendering for the model, and structured content for programs. The
+//! structured content of a read carries the reply's bounds, not the slice again, so a client that shows
+//! both to a model does not pay for the slice twice.
+
+use rmcp::model::{CallToolResult, ContentBlock, Resource};
+use schemars::JsonSchema;
+use scratchpad_core::{EntryInfo, Kind, Page, ReadReply, SearchHit, Stats, Syntax};
+use serde::Serialize;
+
+pub use scratchpad_core::preview::thousands;
+
+/// `1 line`, `2,500 lines`.
+pub fn count(n: u64, one: &str, many: &str) -> String {
+    format!("{} {}", thousands(n), if n == 1 { one } else { many })
+}
+
+/// What the tools say about one entry.
+#[derive(Debug, Clone, Serialize, JsonSchema)]
+pub struct EntrySummary {
+    /// Name, unique in the session.
+    pub name: String,
+    /// Short id, accepted wherever a name is.
+    pub id: String,
+    /// `text`, `json` or `binary`.
+    pub kind: String,
+    /// Bumps on every change; pass it as `if_version` to write safely.
+    pub version: u64,
+    pub bytes: u64,
+    pub chars: u64,
+    pub lines: u64,
+    /// Estimated tokens of the whole content.
+    pub tokens_est: u64,
+    pub pinned: bool,
+    /// Unix milliseconds; absent when it never expires.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    /// Unix milliseconds of the last change.
+    pub updated_at: i64,
+    /// The tool whose output this is, for automatic outputs.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The entry as an MCP resource.
+    pub uri: String,
+}
+
+impl From<&EntryInfo> for EntrySummary {
+    fn from(info: &EntryInfo) -> Self {
+        Self {
+            name: info.name.clone(),
+            id: info.id.clone(),
+            kind: info.kind.as_str().to_owned(),
+            version: info.version,
+            bytes: info.bytes,
+            chars: info.chars,
+            lines: info.lines,
+            tokens_est: info.tokens_est(),
+            pinned: info.pinned,
+            expires_at: info.expires_at,
+            updated_at: info.updated_at,
+            tool: info.source.tool.clone(),
+            uri: entry_uri(&info.session, &info.name),
+        }
+    }
+}
+
+/// The bounds of a read reply (the slice itself is the text content).
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ReadOutput {
+    pub name: String,
+    pub kind: String,
+    /// Which part of the entry the reply covers, e.g. "lines 10–20 of 5,000".
+    pub location: String,
+    /// True when the reply budget cut it short.
+    pub truncated: bool,
+    /// The exact call that reads on, when cut.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continuation: Option<String>,
+    /// grep: matching lines in the whole entry, shown or not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_matches: Option<u64>,
+    /// Clamping and other remarks.
+    pub notes: Vec<String>,
+}
+
+/// One page of `scratchpad_list`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct ListOutput {
+    pub session: String,
+    pub entries: Vec<EntrySummary>,
+    /// Pass as `cursor` for the next page; absent on the last page.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_cursor: Option<String>,
+    /// Entries in the whole session.
+    pub total_entries: u64,
+    /// Bytes stored for the whole session.
+    pub total_bytes: u64,
+    /// Estimated tokens the stored content would cost minus what its previews cost.
+    pub tokens_kept_out: u64,
+}
+
+/// `scratchpad_search` hits, best first.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchOutput {
+    pub query: String,
+    pub hits: Vec<SearchHitOutput>,
+}
+
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct SearchHitOutput {
+    pub entry: EntrySummary,
+    /// An excerpt with the matched words between « and ».
+    pub snippet: String,
+}
+
+/// `scratchpad://SESSION/NAME`: where an entry lives as a resource.
+pub fn entry_uri(session: &str, name: &str) -> String {
+    format!("scratchpad://{session}/{name}")
+}
+
+/// A resource link to an entry, for results that stand in for its content.
+pub fn resource_link(info: &EntryInfo) -> ContentBlock {
+    ContentBlock::resource_link(resource(info))
+}
+
+/// An entry described as a resource.
+pub fn resource(info: &EntryInfo) -> Resource {
+    Resource::new(entry_uri(&info.session, &info.name), info.name.clone())
+        .with_description(describe(info))
+        .with_mime_type(mime_type(info))
+        .with_size(info.bytes)
+}
+
+/// The MIME type a resource read answers with.
+pub fn mime_type(info: &EntryInfo) -> String {
+    match info.kind {
+        Kind::Text => "text/plain".to_owned(),
+        Kind::Json => "application/json".to_owned(),
+        Kind::Binary => binary_type(&info.preview)
+            .unwrap_or("application/octet-stream")
+            .to_owned(),
+    }
+}
+
+/// Binary previews say `type=image/png`; the sniffed type is the best MIME type we have.
+fn binary_type(preview: &str) -> Option<&str> {
+    let start = preview.find("type=")? + "type=".len();
+    let rest = &preview[start..];
+    let end = rest.find([',', ']', ' ']).unwrap_or(rest.len());
+    Some(&rest[..end]).filter(|t| t.contains('/'))
+}
+
+/// One line about an entry: kind, size, version, lifetime, origin.
+fn describe(info: &EntryInfo) -> String {
+    let mut text = format!(
+        "{}, {}, {}, version {}",
+        info.kind.as_str(),
+        count(info.bytes, "byte", "bytes"),
+        count(info.lines, "line", "lines"),
+        info.version
+    );
+    if info.pinned {
+        text.push_str(", pinned");
+    } else if info.expires_at.is_some() {
+        text.push_str(", expires");
+    }
+    if let Some(tool) = &info.source.tool {
+        text.push_str(&format!(", output of {tool}"));
+    }
+    text
+}
+
+pub fn entry_result(text: String, info: &EntryInfo) -> CallToolResult {
+    structured(text, &EntrySummary::from(info))
+}
+
+pub fn read_result(reply: &ReadReply, syntax: &Syntax) -> CallToolResult {
+    let output = ReadOutput {
+        name: reply.name.clone(),
+        kind: reply.kind.as_str().to_owned(),
+        location: reply.location.clone(),
+        truncated: reply.truncated,
+        continuation: reply
+            .continuation
+            .as_ref()
+            .map(|mode| mode.render_call(&reply.name, syntax)),
+        total_matches: reply.total_matches,
+        notes: reply.notes.clone(),
+    };
+    structured(reply.render(syntax), &output)
+}
+
+pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult {
+    let mut text = if page.entries.is_empty() {
+        format!("Session `{session}` has no entries matching that.\n")
+    } else {
+        format!(
+            "{} in session `{session}`, newest first:\n",
+            count(page.entries.len() as u64, "entry", "entries")
+        )
+    };
+    for info in &page.entries {
+        text.push_str(&format!(
+            "- {} ({}){}\n",
+            info.name,
+            describe(info),
+            first_line(&info.preview)
+                .map(|line| format!(": {line}"))
+                .unwrap_or_default()
+        ));
+    }
+    if let Some(cursor) = &page.next_cursor {
+        text.push_str(&format!(
+            "More entries: scratchpad_list(cursor=\"{cursor}\")\n"
+        ));
+    }
+    text.push_str(&format!(
+        "Session total: {}, {}, about {} tokens kept out of context.",
+        count(stats.figures.entries, "entry", "entries"),
+        count(stats.figures.bytes, "byte", "bytes"),
+        thousands(stats.figures.tokens_kept_out)
+    ));
+    let output = ListOutput {
+        session: session.to_owned(),
+        entries: page.entries.iter().map(EntrySummary::from).collect(),
+        next_cursor: page.next_cursor.clone(),
+        total_entries: stats.figures.entries,
+        total_bytes: stats.figures.bytes,
+        tokens_kept_out: stats.figures.tokens_kept_out,
+    };
+    structured(text, &output)
+}
+
+pub fn search_result(query: &str, hits: &[SearchHit], session: &str) -> CallToolResult {
+    let mut text = if hits.is_empty() {
+        format!(
+            "Nothing in session `{session}` matches \"{query}\". Try other words, or scratchpad_list to see \
+             every entry; inside one large output use scratchpad_read with mode=grep."
+        )
+    } else {
+        format!(
+            "{} for \"{query}\", best first:\n",
+            count(hits.len() as u64, "hit", "hits")
+        )
+    };
+    for hit in hits {
+        text.push_str(&format!(
+            "- {} ({}): {}\n",
+            hit.entry.name,
+            describe(&hit.entry),
+            hit.snippet.replace('\n', " ")
+        ));
+    }
+    let output = SearchOutput {
+        query: query.to_owned(),
+        hits: hits
+            .iter()
+            .map(|hit| SearchHitOutput {
+                entry: EntrySummary::from(&hit.entry),
+                snippet: hit.snippet.clone(),
+            })
+            .collect(),
+    };
+    structured(text.trim_end().to_owned(), &output)
+}
+
+/// A result with a text rendering and the same facts as structured content.
+fn structured(text: String, output: &impl Serialize) -> CallToolResult {
+    let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
+    result.structured_content = serde_json::to_value(output).ok();
+    result
+}
+
+/// The first non-empty line of a preview, shortened for a listing.
+fn first_line(preview: &str) -> Option<String> {
+    const MAX_CHARS: usize = 80;
+    let line = preview.lines().find(|line| !line.trim().is_empty())?.trim();
+    Some(if line.chars().count() > MAX_CHARS {
+        let cut: String = line.chars().take(MAX_CHARS).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    })
+}

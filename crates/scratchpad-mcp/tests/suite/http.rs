@@ -1,0 +1,325 @@
+//! Streamable HTTP security, spoken as raw HTTP/1.1 so every status code is the server's own: bearer
+//! tokens off loopback, Host and Origin checks, the body limit, and one session per token.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use scratchpad_core::Scratchpad;
+use scratchpad_mcp::http::{HttpOptions, HttpServer};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+
+use crate::common::store_url;
+
+const ALICE: &str = "alice-token-0123456789abcdef";
+const BOB: &str = "bob-token-0123456789abcdef00";
+
+struct Running {
+    addr: SocketAddr,
+    pad: Scratchpad,
+    _dir: tempfile::TempDir,
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.stop.cancel();
+    }
+}
+
+/// A server on every interface (not loopback), so tokens are required; reached through 127.0.0.1.
+async fn start(tokens: &[&str], max_body_bytes: usize) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let mut options = HttpOptions::new("0.0.0.0:0".parse().unwrap());
+    options.tokens = tokens.iter().map(|t| (*t).to_owned()).collect();
+    options.max_body_bytes = max_body_bytes;
+    let server = HttpServer::bind(pad.clone(), options).await.unwrap();
+    let port = server.local_addr().unwrap().port();
+    let stop = server.shutdown_token();
+    tokio::spawn(server.run());
+    Running {
+        addr: SocketAddr::from(([127, 0, 0, 1], port)),
+        pad,
+        _dir: dir,
+        stop,
+    }
+}
+
+struct Reply {
+    status: u16,
+    head: String,
+    body: String,
+}
+
+impl Reply {
+    fn header(&self, name: &str) -> Option<String> {
+        self.head.lines().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+    }
+
+    /// The JSON-RPC message of a JSON or SSE body.
+    fn message(&self) -> Value {
+        if let Ok(value) = serde_json::from_str(self.body.trim()) {
+            return value;
+        }
+        self.body
+            .lines()
+            .filter_map(|line| line.strip_prefix("data:"))
+            .filter_map(|data| serde_json::from_str::<Value>(data.trim()).ok())
+            .find(|value| value.get("jsonrpc").is_some())
+            .unwrap_or_else(|| panic!("no JSON-RPC message in: {}", self.body))
+    }
+}
+
+async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> Reply {
+    let mut request = format!(
+        "POST /mcp HTTP/1.1\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n\
+         Content-Length: {}\r\nConnection: close\r\n",
+        body.len()
+    );
+    if !headers.iter().any(|(k, _)| k.eq_ignore_ascii_case("host")) {
+        request.push_str(&format!("Host: {addr}\r\n"));
+    }
+    for (key, value) in headers {
+        request.push_str(&format!("{key}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(body);
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        let _ = stream.read_to_end(&mut raw).await;
+        raw
+    };
+    let raw = tokio::time::timeout(Duration::from_secs(30), exchange)
+        .await
+        .expect("the server answers");
+    let raw = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = raw.split_once("\r\n\r\n").unwrap_or((&raw, ""));
+    let status = head
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    Reply {
+        status,
+        head: head.to_owned(),
+        body: body.to_owned(),
+    }
+}
+
+fn initialize() -> String {
+    json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": "raw-http-test", "version": "1"}}})
+    .to_string()
+}
+
+/// A legacy-mode MCP session over raw HTTP with one bearer token.
+struct Client {
+    addr: SocketAddr,
+    auth: String,
+    session: String,
+    next_id: u64,
+}
+
+impl Client {
+    async fn connect(addr: SocketAddr, token: &str) -> Self {
+        let auth = format!("Bearer {token}");
+        let reply = post(addr, &[("Authorization", &auth)], &initialize()).await;
+        assert_eq!(reply.status, 200, "{}\n{}", reply.head, reply.body);
+        let session = reply.header("mcp-session-id").expect("a session id");
+        let initialized =
+            json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string();
+        let headers = [
+            ("Authorization", auth.as_str()),
+            ("Mcp-Session-Id", session.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        let ack = post(addr, &headers, &initialized).await;
+        assert_eq!(ack.status, 202, "{}", ack.body);
+        Self {
+            addr,
+            auth,
+            session,
+            next_id: 2,
+        }
+    }
+
+    async fn call(&mut self, tool: &str, args: Value) -> Value {
+        let body = json!({"jsonrpc": "2.0", "id": self.next_id, "method": "tools/call",
+            "params": {"name": tool, "arguments": args}})
+        .to_string();
+        self.next_id += 1;
+        let headers = [
+            ("Authorization", self.auth.as_str()),
+            ("Mcp-Session-Id", self.session.as_str()),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        let reply = post(self.addr, &headers, &body).await;
+        assert_eq!(reply.status, 200, "{}", reply.body);
+        reply.message()["result"].clone()
+    }
+}
+
+#[tokio::test]
+async fn a_public_bind_needs_a_token_of_some_length() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let open = HttpServer::bind(pad.clone(), HttpOptions::new("0.0.0.0:0".parse().unwrap())).await;
+    let message = open.unwrap_err().to_string();
+    assert!(
+        message.contains("not a loopback address") && message.contains("--token"),
+        "{message}"
+    );
+
+    let mut short = HttpOptions::new("0.0.0.0:0".parse().unwrap());
+    short.tokens = vec!["hunter2".into()];
+    let message = HttpServer::bind(pad.clone(), short)
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("at least 16 characters"), "{message}");
+    assert!(
+        !message.contains("hunter2"),
+        "the token is never echoed: {message}"
+    );
+
+    // Loopback without a token is the local default.
+    assert!(
+        HttpServer::bind(pad, HttpOptions::new("127.0.0.1:0".parse().unwrap()))
+            .await
+            .is_ok()
+    );
+}
+
+#[tokio::test]
+async fn no_or_wrong_token_is_401() {
+    let server = start(&[ALICE], 1 << 20).await;
+    let none = post(server.addr, &[], &initialize()).await;
+    assert_eq!(none.status, 401);
+    assert_eq!(none.header("www-authenticate").as_deref(), Some("Bearer"));
+    assert!(none.body.contains("Authorization: Bearer"), "{}", none.body);
+    let wrong = post(
+        server.addr,
+        &[("Authorization", "Bearer not-the-token-at-all")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(wrong.status, 401);
+    let right = post(
+        server.addr,
+        &[("Authorization", &format!("Bearer {ALICE}"))],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(right.status, 200, "{}", right.body);
+    assert!(right.message()["result"]["serverInfo"]["name"] == "scratchpad");
+}
+
+#[tokio::test]
+async fn foreign_origin_and_host_are_refused() {
+    let server = start(&[ALICE], 1 << 20).await;
+    let auth = format!("Bearer {ALICE}");
+    let origin = post(
+        server.addr,
+        &[("Authorization", &auth), ("Origin", "http://evil.example")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(origin.status, 403, "{}", origin.body);
+    let host = post(
+        server.addr,
+        &[("Authorization", &auth), ("Host", "evil.example:80")],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(host.status, 403, "{}", host.body);
+    let local = post(
+        server.addr,
+        &[
+            ("Authorization", &auth),
+            ("Origin", "http://localhost:3000"),
+        ],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(local.status, 200, "{}", local.body);
+}
+
+#[tokio::test]
+async fn an_oversized_body_is_refused_and_nothing_is_stored() {
+    let server = start(&[ALICE], 4_096).await;
+    let mut client = Client::connect(server.addr, ALICE).await;
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+        "params": {"name": "scratchpad_write", "arguments": {"name": "big", "content": "x".repeat(10_000)}}})
+    .to_string();
+    let headers = [
+        ("Authorization", client.auth.as_str()),
+        ("Mcp-Session-Id", client.session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let reply = post(server.addr, &headers, &body).await;
+    assert_eq!(reply.status, 413, "{}", reply.body);
+    let listing = client.call("scratchpad_list", json!({})).await;
+    assert_eq!(listing["structuredContent"]["total_entries"], 0);
+}
+
+#[tokio::test]
+async fn each_token_is_its_own_session() {
+    let server = start(&[ALICE, BOB], 1 << 20).await;
+    let mut alice = Client::connect(server.addr, ALICE).await;
+    let mut bob = Client::connect(server.addr, BOB).await;
+    let written = alice
+        .call(
+            "scratchpad_write",
+            json!({"name": "plan", "content": "alice's plan"}),
+        )
+        .await;
+    assert_eq!(written["isError"], false, "{written}");
+    let id = written["structuredContent"]["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+
+    let by_name = bob.call("scratchpad_read", json!({"ref": "plan"})).await;
+    assert_eq!(by_name["isError"], true, "{by_name}");
+    let by_id = bob.call("scratchpad_read", json!({"ref": id})).await;
+    assert_eq!(by_id["isError"], true, "{by_id}");
+    let listing = bob.call("scratchpad_list", json!({})).await;
+    assert_eq!(
+        listing["structuredContent"]["total_entries"], 0,
+        "{listing}"
+    );
+
+    let mine = alice.call("scratchpad_read", json!({"ref": "plan"})).await;
+    assert!(
+        mine["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("alice's plan")
+    );
+    // Sessions are named after a hash of the token, never the token.
+    let sessions: Vec<String> = server
+        .pad
+        .list(&Default::default(), None, 10)
+        .unwrap()
+        .entries
+        .iter()
+        .map(|e| e.session.clone())
+        .collect();
+    assert!(sessions.is_empty(), "the default session holds nothing");
+    let session = alice.call("scratchpad_list", json!({})).await["structuredContent"]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        session.starts_with("client-") && !session.contains("alice"),
+        "{session}"
+    );
+}

@@ -1,0 +1,6 @@
+mod errors;
+mod guidance;
+mod http;
+mod resources;
+mod sessions;
+mod tools;

@@ -1,0 +1,326 @@
+//! Every tool's success path, in both protocol eras.
+
+use serde_json::json;
+
+use crate::common::{ERAS, Harness, log_with_error, text};
+
+#[tokio::test]
+async fn tool_list_has_every_tool_with_described_arguments() {
+    for era in ERAS {
+        let h = Harness::new(era).await;
+        let tools = h.client.list_all_tools().await.unwrap();
+        let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
+        assert_eq!(
+            names,
+            [
+                "scratchpad_write",
+                "scratchpad_read",
+                "scratchpad_edit",
+                "scratchpad_list",
+                "scratchpad_delete",
+                "scratchpad_search",
+                "scratchpad_pin",
+                "scratchpad_rename"
+            ],
+            "{era:?}"
+        );
+        for tool in &tools {
+            assert!(
+                tool.description.as_ref().is_some_and(|d| d.len() > 60),
+                "{}",
+                tool.name
+            );
+            let props = tool.input_schema["properties"].as_object().unwrap();
+            for (field, schema) in props {
+                assert!(
+                    schema.get("description").is_some()
+                        || schema.get("$ref").is_some()
+                        || schema.get("anyOf").is_some(),
+                    "{}.{field} has no description: {schema}",
+                    tool.name
+                );
+            }
+            assert!(
+                tool.output_schema.is_some(),
+                "{} has no output schema",
+                tool.name
+            );
+        }
+        let read = tools.iter().find(|t| t.name == "scratchpad_read").unwrap();
+        let modes = serde_json::to_string(&read.input_schema).unwrap();
+        for mode in [
+            "head", "tail", "range", "lines", "grep", "json", "bytes", "full",
+        ] {
+            assert!(
+                modes.contains(&format!("\"{mode}\"")),
+                "read mode {mode} missing from the schema"
+            );
+        }
+    }
+}
+
+#[tokio::test]
+async fn plan_then_large_log_then_slices() {
+    for era in ERAS {
+        let h = Harness::new(era).await;
+        let saved = h
+            .ok(
+                "scratchpad_write",
+                json!({"name": "plan", "content": "1. reproduce\n2. fix"}),
+            )
+            .await;
+        assert!(saved.starts_with("Saved `plan` (version 1"), "{saved}");
+
+        let log = log_with_error(20_000, 12_345);
+        let stored = h
+            .call(
+                "scratchpad_write",
+                json!({"name": "build-log", "content": log}),
+            )
+            .await;
+        let reference = text(&stored);
+        assert!(
+            reference.contains("12,345: 2026-11-22T10:00:00Z ERROR payment 12345 declined"),
+            "{reference}"
+        );
+        assert!(
+            reference.contains("characters omitted: lines"),
+            "{reference}"
+        );
+        assert!(
+            reference.len() < 4_000,
+            "the reference must be short, was {} chars",
+            reference.len()
+        );
+        assert!(
+            stored.content.iter().any(|c| c
+                .as_resource_link()
+                .is_some_and(|r| r.uri == "scratchpad://default/build-log")),
+            "a large write links its resource"
+        );
+
+        let grep = h
+            .call(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "grep", "pattern": "ERROR", "context": 2}),
+            )
+            .await;
+        let grep_text = text(&grep);
+        assert!(
+            grep_text.contains("12,345:2026-11-22T10:00:00Z ERROR payment 12345"),
+            "{grep_text}"
+        );
+        assert!(
+            grep_text.contains("12,343-") && grep_text.contains("12,347-"),
+            "{grep_text}"
+        );
+        let meta = grep.structured_content.unwrap();
+        assert_eq!(meta["total_matches"], 1);
+        assert_eq!(meta["truncated"], false);
+        assert!(
+            meta.get("text").is_none(),
+            "the slice is not repeated in structured content"
+        );
+
+        let lines = h
+            .ok(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "lines", "from": 12_344, "to": 12_346}),
+            )
+            .await;
+        assert!(
+            lines.contains("12,345: 2026-11-22T10:00:00Z ERROR"),
+            "{lines}"
+        );
+        assert!(lines.contains("lines 12,344–12,346 of 20,000"), "{lines}");
+
+        let tail = h
+            .ok(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "tail", "n": 60}),
+            )
+            .await;
+        assert!(tail.contains("request 20000 served"), "{tail}");
+        let head = h
+            .ok(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "head", "n": 40}),
+            )
+            .await;
+        assert!(head.contains("INFO request 1"), "{head}");
+        let range = h
+            .ok(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "range", "start": 0, "end": 20}),
+            )
+            .await;
+        assert!(range.contains("2026-11-22T10:00:00Z"), "{range}");
+
+        // A cut reply ends with the exact call that continues it.
+        let cut = h
+            .call(
+                "scratchpad_read",
+                json!({"ref": "build-log", "mode": "lines", "from": 1, "max_chars": 500}),
+            )
+            .await;
+        let continuation = cut.structured_content.clone().unwrap()["continuation"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert!(
+            continuation.starts_with("scratchpad_read(ref=\"build-log\", mode=\"lines\", from="),
+            "{continuation}"
+        );
+        assert!(text(&cut).contains(&continuation));
+
+        let listing = h.ok("scratchpad_list", json!({})).await;
+        assert!(
+            listing.contains("- build-log (text, ") && listing.contains("- plan (text, "),
+            "{listing}"
+        );
+        assert!(listing.contains("Session total: 2 entries"), "{listing}");
+
+        let hits = h
+            .ok("scratchpad_search", json!({"query": "reproduce"}))
+            .await;
+        assert!(
+            hits.contains("plan") && hits.contains("«reproduce»"),
+            "{hits}"
+        );
+
+        let gone = h
+            .ok("scratchpad_delete", json!({"name": "build-log"}))
+            .await;
+        assert!(gone.starts_with("Deleted `build-log`"), "{gone}");
+        let listing = h.ok("scratchpad_list", json!({})).await;
+        assert!(!listing.contains("build-log"), "{listing}");
+    }
+}
+
+#[tokio::test]
+async fn notes_are_edited_appended_pinned_and_renamed() {
+    let h = Harness::new(crate::common::Era::Discover).await;
+    h.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "- [ ] reproduce\n- [ ] fix\n"}),
+    )
+    .await;
+    let edited = h
+        .call(
+            "scratchpad_edit",
+            json!({"name": "plan", "old": "- [ ] reproduce", "new": "- [x] reproduce"}),
+        )
+        .await;
+    assert!(
+        text(&edited).contains("1 replacement; now version 2"),
+        "{}",
+        text(&edited)
+    );
+    assert_eq!(edited.structured_content.unwrap()["version"], 2);
+
+    h.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "- [ ] ship\n", "mode": "append", "if_version": 2}),
+    )
+    .await;
+    let full = h.ok("scratchpad_read", json!({"ref": "plan"})).await;
+    assert!(
+        full.contains("- [x] reproduce\n- [ ] fix\n- [ ] ship"),
+        "{full}"
+    );
+
+    let pinned = h.ok("scratchpad_pin", json!({"name": "plan"})).await;
+    assert!(pinned.contains("pinned"), "{pinned}");
+    assert!(h.pad.get("plan").unwrap().pinned);
+    let renamed = h
+        .ok(
+            "scratchpad_rename",
+            json!({"name": "plan", "new_name": "plan-v1"}),
+        )
+        .await;
+    assert!(renamed.contains("Renamed `plan` to `plan-v1`"), "{renamed}");
+    assert!(h.pad.get("plan-v1").is_ok());
+    let unpinned = h
+        .ok(
+            "scratchpad_pin",
+            json!({"name": "plan-v1", "pinned": false}),
+        )
+        .await;
+    assert!(unpinned.contains("unpinned"), "{unpinned}");
+}
+
+#[tokio::test]
+async fn json_and_binary_entries_are_read_by_query_and_bytes() {
+    let h = Harness::new(crate::common::Era::Handshake).await;
+    let doc = json!({"items": (0..500).map(|i| json!({"id": i, "status": if i == 321 { "failed" } else { "ok" }})).collect::<Vec<_>>()});
+    let stored = h
+        .ok(
+            "scratchpad_write",
+            json!({"name": "api", "content": doc.to_string()}),
+        )
+        .await;
+    assert!(stored.contains("json"), "{stored}");
+    let failed = h
+        .ok("scratchpad_read", json!({"ref": "api", "mode": "json", "query": ".items[] | select(.status == \"failed\") | .id"}))
+        .await;
+    assert!(failed.contains("321"), "{failed}");
+
+    let png: Vec<u8> = [
+        &[0x89, b'P', b'N', b'G', 0x0d, 0x0a, 0x1a, 0x0a][..],
+        &[7u8; 5000][..],
+    ]
+    .concat();
+    h.pad
+        .put(
+            &mut png.as_slice(),
+            scratchpad_core::PutOptions {
+                name: Some("shot".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let bytes = h
+        .ok(
+            "scratchpad_read",
+            json!({"ref": "shot", "mode": "bytes", "offset": 0, "length": 8}),
+        )
+        .await;
+    assert!(
+        bytes.contains("iVBORw0KGgo="),
+        "base64 of the PNG magic: {bytes}"
+    );
+}
+
+#[tokio::test]
+async fn list_pages_with_a_cursor() {
+    let h = Harness::new(crate::common::Era::Discover).await;
+    for i in 0..7 {
+        h.ok(
+            "scratchpad_write",
+            json!({"name": format!("note-{i}"), "content": "x"}),
+        )
+        .await;
+    }
+    let mut seen = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut args = json!({"limit": 3});
+        if let Some(c) = &cursor {
+            args["cursor"] = json!(c);
+        }
+        let page = h
+            .call("scratchpad_list", args)
+            .await
+            .structured_content
+            .unwrap();
+        for entry in page["entries"].as_array().unwrap() {
+            seen.push(entry["name"].as_str().unwrap().to_owned());
+        }
+        match page.get("next_cursor").and_then(|c| c.as_str()) {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => break,
+        }
+    }
+    let expected: Vec<String> = (0..7).rev().map(|i| format!("note-{i}")).collect();
+    assert_eq!(seen, expected, "newest first, every entry exactly once");
+}

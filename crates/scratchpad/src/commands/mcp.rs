@@ -1,0 +1,46 @@
+//! `scratchpad mcp …`: the MCP faces, served until the client goes away or a signal arrives.
+
+use std::io::Write as _;
+
+use scratchpad_core::Scratchpad;
+use scratchpad_mcp::HttpOptions;
+
+use crate::cli::{McpArgs, McpCommand, ServeArgs};
+
+/// `fixed_session`: `--session` (or its env) was given, so HTTP clients share it instead of one each.
+pub fn mcp(pad: Scratchpad, args: McpArgs, fixed_session: bool) -> anyhow::Result<()> {
+    match args.command {
+        McpCommand::Serve(serve) => serve_command(pad, serve, fixed_session),
+    }
+}
+
+fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyhow::Result<()> {
+    let Some(addr) = args.http else {
+        scratchpad_mcp::serve_stdio(pad)?;
+        return Ok(());
+    };
+    let options = HttpOptions {
+        addr,
+        tokens: args.tokens,
+        fixed_session,
+        allowed_hosts: args.allowed_hosts,
+        allowed_origins: args.allowed_origins,
+        max_body_bytes: args.max_body_bytes,
+    };
+    let session = pad.session().to_owned();
+    let per_client = !options.tokens.is_empty() && !fixed_session;
+    scratchpad_mcp::serve_http(pad, options, |bound| {
+        let sessions = if per_client {
+            "each token has its own session".to_owned()
+        } else {
+            format!("session `{session}`")
+        };
+        // stderr: a supervisor or test reads the port picked for :0 from here.
+        let _ = writeln!(
+            std::io::stderr(),
+            "scratchpad MCP server listening on http://{bound}{} ({sessions})",
+            scratchpad_mcp::http::ENDPOINT
+        );
+    })?;
+    Ok(())
+}

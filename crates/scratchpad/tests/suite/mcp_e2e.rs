@@ -1,0 +1,232 @@
+//! `scratchpad mcp serve` end to end: the official MCP Python SDK client over stdio and HTTP in both
+//! protocol eras, and the `@modelcontextprotocol/conformance` server scenarios over HTTP.
+//!
+//! The Python virtualenv and the Node prefix are set up by `scripts/python-env` and `scripts/node-env`
+//! (run once per test process). If either cannot be set up these tests fail; they never skip.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::OnceLock;
+
+use crate::common::Pad;
+
+const TOKEN_A: &str = "e2e-token-alice-0123456789";
+const TOKEN_B: &str = "e2e-token-bob-9876543210ab";
+
+/// The server scenarios of the conformance suite that apply to this server. The others exercise
+/// fixtures only the suite's reference server has (`test_simple_text`, `test://static-text`, …), or
+/// features this server does not offer (sampling, elicitation, logging, completion, subscriptions).
+const CONFORMANCE_SCENARIOS: &[&str] = &[
+    "server-initialize",
+    "ping",
+    "tools-list",
+    "resources-list",
+    "prompts-list",
+    "dns-rebinding-protection",
+    "server-sse-polling",
+];
+
+#[test]
+fn python_client_over_stdio_in_both_eras_keeps_notes_across_runs() {
+    let pad = Pad::new();
+    for mode in ["legacy", "auto"] {
+        let session = format!("stdio-{mode}");
+        let flow = python_flow(&["stdio", mode, bin(), &pad.store, &session]);
+        assert!(flow.contains("log sliced"), "{flow}");
+        let reopened = python_flow(&["stdio-reopen", mode, bin(), &pad.store, &session]);
+        assert!(reopened.contains("survived"), "{reopened}");
+    }
+    // Both sessions kept their plan, each in its own session.
+    for session in ["stdio-legacy", "stdio-auto"] {
+        let ls = pad.ok(&["--session", session, "ls"]);
+        assert!(ls.contains("plan"), "{session}: {ls}");
+    }
+}
+
+#[test]
+fn python_client_over_http_in_both_eras() {
+    let pad = Pad::new();
+    let server = Server::start(&pad, &["--http", "127.0.0.1:0"], &[]);
+    for mode in ["legacy", "auto"] {
+        let flow = python_flow(&["http", mode, &server.url, "-"]);
+        assert!(flow.contains("log sliced"), "{mode}: {flow}");
+    }
+}
+
+#[test]
+fn python_clients_with_different_tokens_cannot_see_each_other() {
+    let pad = Pad::new();
+    let tokens = format!("{TOKEN_A},{TOKEN_B}");
+    let server = Server::start(
+        &pad,
+        &["--http", "0.0.0.0:0"],
+        &[("SCRATCHPAD_MCP_TOKEN", tokens.as_str())],
+    );
+    assert!(
+        server.banner.contains("each token has its own session"),
+        "{}",
+        server.banner
+    );
+    for mode in ["legacy", "auto"] {
+        let flow = python_flow(&["http-isolation", mode, &server.url, TOKEN_A, TOKEN_B]);
+        assert!(flow.contains("two sessions"), "{mode}: {flow}");
+    }
+    // Without a token the same server answers 401 through the SDK too.
+    let denied = python(&["http", "legacy", &server.url, "-"]);
+    assert!(
+        !denied.status.success(),
+        "an unauthenticated client must be refused"
+    );
+}
+
+#[test]
+fn a_public_bind_without_a_token_is_refused_at_start() {
+    let pad = Pad::new();
+    let run = pad.run(&["mcp", "serve", "--http", "0.0.0.0:0"]).fails();
+    assert!(run.stderr.contains("--token"), "{}", run.stderr);
+}
+
+#[test]
+fn conformance_server_scenarios_pass() {
+    let pad = Pad::new();
+    let server = Server::start(&pad, &["--http", "127.0.0.1:0"], &[]);
+    let prefix = node_prefix();
+    let runner = prefix.join("node_modules/.bin/conformance");
+    let node_bin = prefix.join("node_modules/node/bin");
+    let path = format!(
+        "{}:{}",
+        node_bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    for scenario in CONFORMANCE_SCENARIOS {
+        let output = Command::new(&runner)
+            .args(["server", "--url", &server.url, "--scenario", scenario])
+            .env("PATH", &path)
+            .output()
+            .unwrap();
+        let report = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let summary = report
+            .lines()
+            .find(|line| line.starts_with("Passed: "))
+            .unwrap_or_else(|| panic!("{scenario}: no summary in\n{report}"));
+        assert!(
+            output.status.success() && summary.contains(", 0 failed"),
+            "{scenario}: {summary}\n{report}"
+        );
+        assert!(
+            !summary.starts_with("Passed: 0/"),
+            "{scenario} ran no check: {summary}"
+        );
+    }
+}
+
+/// A running `scratchpad mcp serve --http`, killed when dropped.
+struct Server {
+    child: Child,
+    url: String,
+    banner: String,
+}
+
+impl Server {
+    fn start(pad: &Pad, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut all = vec!["mcp", "serve"];
+        all.extend_from_slice(args);
+        let mut cmd = pad.command(&all);
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut banner = String::new();
+        stderr.read_line(&mut banner).unwrap();
+        let Some(start) = banner.find("http://") else {
+            let _ = child.kill();
+            panic!("no listening line from the server: {banner:?}");
+        };
+        let url = banner[start..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned();
+        // Reached through loopback whatever the bind address.
+        let url = url.replace("0.0.0.0", "127.0.0.1");
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Self { child, url, banner }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_scratchpad")
+}
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+}
+
+/// Runs the user-flow script and returns its `ok …` line, failing the test with its stderr otherwise.
+fn python_flow(args: &[&str]) -> String {
+    let output = python(args);
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success() && stdout.starts_with("ok "),
+        "mcp_user_flow.py {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn python(args: &[&str]) -> Output {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_user_flow.py");
+    Command::new(python_interpreter())
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn python_interpreter() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| setup("python-env", "the MCP Python SDK (pip install mcp)"))
+}
+
+fn node_prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| setup("node-env", "Node 22 and @modelcontextprotocol/conformance"))
+}
+
+/// Runs `scripts/NAME`, which installs `what` if needed and prints where it is.
+fn setup(name: &str, what: &str) -> PathBuf {
+    let script = workspace().join("scripts").join(name);
+    let output = Command::new(&script)
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} could not set up {what}; these tests need it and do not skip:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}

@@ -1,0 +1,136 @@
+//! Two CLI processes on one PostgreSQL database: a shared session is shared, another is a wall.
+//! Needs `SCRATCHPAD_TEST_PG_URL` (./scripts/test starts a throwaway server and sets it).
+#![cfg(feature = "postgres")]
+
+use crate::common::Pad;
+
+fn pg_pad() -> Pad {
+    let url = std::env::var("SCRATCHPAD_TEST_PG_URL").unwrap_or_else(|_| {
+        panic!(
+            "SCRATCHPAD_TEST_PG_URL is not set; run ./scripts/test, which starts a throwaway PostgreSQL, \
+             or set SCRATCHPAD_TEST_PG_URL=postgres://USER:PASSWORD@HOST:PORT/DATABASE"
+        )
+    });
+    Pad {
+        dir: tempfile::tempdir().unwrap(),
+        store: url,
+    }
+}
+
+#[test]
+fn two_processes_share_a_session_and_not_another() {
+    // Sessions of their own, so reruns and other tests on the same database never meet these.
+    let tag = format!(
+        "{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    let shared = format!("team-{tag}");
+    let other = format!("solo-{tag}");
+    let agent_a = pg_pad();
+    let agent_b = pg_pad();
+
+    // Both agents write at the same time, as two machines would.
+    let a = agent_a
+        .command(&[
+            "--session",
+            &shared,
+            "write",
+            "plan",
+            "step 1: profile the parser",
+        ])
+        .spawn()
+        .unwrap();
+    let b = agent_b
+        .command(&[
+            "--session",
+            &shared,
+            "write",
+            "findings",
+            "the lexer allocates per token",
+        ])
+        .spawn()
+        .unwrap();
+    for mut child in [a, b] {
+        assert!(child.wait().unwrap().success());
+    }
+    assert_eq!(
+        agent_b.ok(&["--session", &shared, "read", "plan", "--raw"]),
+        "step 1: profile the parser"
+    );
+    assert_eq!(
+        agent_a.ok(&["--session", &shared, "read", "findings", "--raw"]),
+        "the lexer allocates per token"
+    );
+    let listed = agent_a.ok(&["--session", &shared, "ls"]);
+    assert!(
+        listed.contains("plan") && listed.contains("findings"),
+        "{listed}"
+    );
+
+    // An update by one is seen by the other; a stale if_version is refused.
+    agent_b.ok(&[
+        "--session",
+        &shared,
+        "edit",
+        "plan",
+        "--old",
+        "step 1",
+        "--new",
+        "step 2",
+    ]);
+    let run = agent_a
+        .run(&[
+            "--session",
+            &shared,
+            "write",
+            "plan",
+            "stale",
+            "--if-version",
+            "1",
+        ])
+        .fails();
+    assert!(
+        run.stderr.contains("current version is 2"),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        agent_a.ok(&["--session", &shared, "read", "plan", "--raw"]),
+        "step 2: profile the parser"
+    );
+
+    // Another session on the same database sees none of it.
+    let run = agent_a.run(&["--session", &other, "read", "plan"]).fails();
+    assert!(
+        run.stderr
+            .contains(&format!("no entry named `plan` in session `{other}`")),
+        "{}",
+        run.stderr
+    );
+    assert_eq!(
+        agent_b.ok(&["--session", &other, "ls"]),
+        format!("no entries in session `{other}`\n")
+    );
+    let hits = agent_b.ok(&["--session", &other, "search", "lexer"]);
+    assert!(!hits.contains("findings"), "{hits}");
+}
+
+#[test]
+fn a_refused_connection_names_the_server_not_the_password() {
+    let pad = pg_pad();
+    let run = pad
+        .run(&["--store", "postgres://u:secret@127.0.0.1:1/x", "ls"])
+        .fails();
+    assert!(
+        run.stderr
+            .contains("cannot connect to PostgreSQL at u@127.0.0.1:1/x"),
+        "{}",
+        run.stderr
+    );
+    assert!(!run.stderr.contains("secret"), "{}", run.stderr);
+    assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
+}
