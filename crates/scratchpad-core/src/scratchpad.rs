@@ -119,7 +119,7 @@ impl Scratchpad {
     /// Opens a store with settings. `url` overrides `config.store`; both absent means the default file.
     pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
         let url = url.map(str::to_owned).or_else(|| config.store.clone());
-        let store: Arc<dyn Store> = Arc::new(open_store(url.as_deref())?);
+        let store = open_store(url.as_deref())?;
         let session = config
             .session
             .clone()
@@ -589,11 +589,14 @@ fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
 }
 
 /// Opens the backend a URL names.
-fn open_store(url: Option<&str>) -> Result<SqliteStore> {
+fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
     let Some(url) = url else {
-        return SqliteStore::open(&default_store_path());
+        return Ok(Arc::new(SqliteStore::open(&default_store_path())?));
     };
-    let path = parse_store_url(url)?;
+    let path = match parse_store_url(url)? {
+        StoreUrl::Sqlite(path) => path,
+        StoreUrl::Postgres(url) => return open_postgres(url),
+    };
     // A mistyped explicit path should fail, not quietly start an empty store somewhere new.
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
@@ -603,10 +606,37 @@ fn open_store(url: Option<&str>) -> Result<SqliteStore> {
             dir.display()
         )));
     }
-    SqliteStore::open(&path)
+    Ok(Arc::new(SqliteStore::open(&path)?))
 }
 
-fn parse_store_url(url: &str) -> Result<PathBuf> {
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str) -> Result<Arc<dyn Store>> {
+    Ok(Arc::new(crate::store::postgres::PostgresStore::open(url)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
+    Err(postgres_disabled())
+}
+
+/// What a build without the `postgres` feature says to a `postgres://` URL (never echoing it).
+#[cfg_attr(feature = "postgres", allow(dead_code))]
+fn postgres_disabled() -> Error {
+    Error::Config(
+        "postgres support is not enabled in this build; use a sqlite:///path.db store, or a scratchpad \
+         built with the `postgres` feature (the scratchpad CLI has it by default)"
+            .into(),
+    )
+}
+
+/// A store URL, taken apart.
+enum StoreUrl<'a> {
+    Sqlite(PathBuf),
+    /// The whole URL: the backend parses it (it may hold a password, so it is never shown).
+    Postgres(&'a str),
+}
+
+fn parse_store_url(url: &str) -> Result<StoreUrl<'_>> {
     if url.trim().is_empty() {
         return Err(Error::Config(
             "the store URL is empty; pass sqlite:///path/to/file.db, or unset SCRATCHPAD_STORE to use the default store"
@@ -620,17 +650,34 @@ fn parse_store_url(url: &str) -> Result<PathBuf> {
                     .into(),
             ));
         }
-        return Ok(PathBuf::from(rest));
+        return Ok(StoreUrl::Sqlite(PathBuf::from(rest)));
     }
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return Err(Error::Config(
-            "postgres support is not enabled in this build; use a sqlite:///path.db store".into(),
-        ));
+        return Ok(StoreUrl::Postgres(url));
     }
     if let Some((scheme, _)) = url.split_once("://") {
         return Err(Error::Config(format!(
-            "unknown store scheme `{scheme}://`; use sqlite:///path.db (or a plain file path)"
+            "unknown store scheme `{scheme}://`; use sqlite:///path.db, postgres://user:password@host/db \
+             (or a plain file path)"
         )));
     }
-    Ok(PathBuf::from(url))
+    Ok(StoreUrl::Sqlite(PathBuf::from(url)))
+}
+
+#[cfg(test)]
+mod store_url_tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_postgres_says_so_plainly() {
+        let msg = postgres_disabled().to_string();
+        assert!(
+            msg.contains("postgres support is not enabled in this build"),
+            "{msg}"
+        );
+        assert!(matches!(
+            parse_store_url("postgresql://u:pw@h/db"),
+            Ok(StoreUrl::Postgres(_))
+        ));
+    }
 }

@@ -4,5 +4,6 @@
     reason = "test helpers should stop loudly at the first surprise"
 )]
 
+#[macro_use]
 mod common;
 mod suite;

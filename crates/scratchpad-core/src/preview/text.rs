@@ -9,8 +9,7 @@ use super::PreviewConfig;
 use super::binary::thousands;
 
 /// Lines that usually matter when they sit in the middle of a long output.
-pub const NOTABLE_PATTERN: &str =
-    r"ERROR|FATAL|[Pp]anic|PANIC|Traceback|Exception|error\[|FAILED|FAIL:|[Ee]rror:|CRITICAL";
+pub const NOTABLE_PATTERN: &str = r"ERROR|FATAL|[Pp]anic|PANIC|Traceback|Exception|error\[|FAILED|FAIL:|\b[Ee]rror:(?:[^:]|$)|CRITICAL";
 
 /// Compiled once: every write builds a preview, and compiling the pattern costs more than a small write.
 #[expect(
@@ -369,4 +368,31 @@ pub fn text_preview(text: &str, config: &PreviewConfig) -> TextPreview {
     let mut builder = TextPreviewBuilder::new(config);
     builder.push(text);
     builder.finish()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::NOTABLE;
+
+    /// Regression: source code naming error types (`LedgerError::Declined`) flooded the notable lines
+    /// of code previews, hiding the lines that report errors.
+    #[test]
+    fn error_types_in_code_are_not_notable_but_error_messages_are() {
+        for line in [
+            "    Err(LedgerError::Declined { code })",
+            "impl From<io::Error> for Error {",
+            "use crate::error::Error::NotFound;",
+        ] {
+            assert!(!NOTABLE.is_match(line.as_bytes()), "{line}");
+        }
+        for line in [
+            "Error: disk full",
+            "thread main: error: could not compile",
+            "ERROR payment declined",
+            "error[E0308]: mismatched types",
+            "test ledger::settles ... FAILED",
+        ] {
+            assert!(NOTABLE.is_match(line.as_bytes()), "{line}");
+        }
+    }
 }

@@ -1,6 +1,8 @@
 //! The storage boundary: what a backend must do, and nothing more. Business rules (names, previews,
 //! readers, references) live above it, so a second backend only has to store and fetch.
 
+#[cfg(feature = "postgres")]
+pub mod postgres;
 pub mod sqlite;
 
 use std::fmt;

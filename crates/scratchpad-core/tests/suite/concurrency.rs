@@ -2,7 +2,7 @@
 
 use scratchpad_core::{Error, ReadMode, Scratchpad, WriteOptions};
 
-use crate::common::spawn_child;
+use crate::common::{Backend, spawn_child};
 
 const WRITERS: usize = 3;
 const INCREMENTS: usize = 30;
@@ -45,10 +45,9 @@ fn concurrent_child_increments() {
     }
 }
 
-#[test]
-fn processes_updating_one_note_lose_nothing() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/pad.db", dir.path().display());
+fn processes_updating_one_note_lose_nothing(backend: Backend) {
+    let store = backend.store();
+    let url = store.url.clone();
     let pad = Scratchpad::open(&url).unwrap();
     pad.write("counter", "0\n", WriteOptions::default())
         .unwrap();
@@ -85,3 +84,5 @@ fn processes_updating_one_note_lose_nothing() {
     }
     assert_eq!(pad.get("counter").unwrap().version, total as u64 + 1);
 }
+
+backend_tests!(processes_updating_one_note_lose_nothing);

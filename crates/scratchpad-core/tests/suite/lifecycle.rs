@@ -4,7 +4,7 @@ use scratchpad_core::{
     Config, ListFilter, Observation, ObservationContent, Offload, PutOptions, Source, Ttl,
 };
 
-use crate::common::{log_with_errors, pad, pad_with, put};
+use crate::common::{Backend, log_with_errors, pad, put};
 
 fn offload(pad: &scratchpad_core::Scratchpad, tool: &str, text: String) -> Offload {
     pad.offload(
@@ -24,9 +24,8 @@ fn offload(pad: &scratchpad_core::Scratchpad, tool: &str, text: String) -> Offlo
     .unwrap()
 }
 
-#[test]
-fn small_observations_stay_inline_and_large_ones_become_references() {
-    let (_dir, pad) = pad();
+fn small_observations_stay_inline_and_large_ones_become_references(backend: Backend) {
+    let (_store, pad) = backend.pad();
     match offload(&pad, "read_file", "short".into()) {
         Offload::Inline { observation, saved } => {
             assert_eq!(
@@ -79,16 +78,15 @@ fn small_observations_stay_inline_and_large_ones_become_references() {
         threshold_bytes: 3,
         ..Config::default()
     };
-    let (_dir2, strict) = pad_with(config);
+    let (_store2, strict) = backend.pad_with(config);
     assert!(matches!(
         offload(&strict, "t", "four".into()),
         Offload::Offloaded(_)
     ));
 }
 
-#[test]
-fn automatic_names_are_never_reused() {
-    let (_dir, pad) = pad();
+fn automatic_names_are_never_reused(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let put_tool = |content: &str| {
         pad.put(
             &mut content.as_bytes(),
@@ -121,9 +119,8 @@ fn automatic_names_are_never_reused() {
     );
 }
 
-#[test]
-fn identical_content_is_stored_once() {
-    let (_dir, pad) = pad();
+fn identical_content_is_stored_once(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let log = log_with_errors(100_000, &[]);
     put(&pad, "a", log.as_bytes());
     let one = pad.stats().unwrap().store_bytes;
@@ -144,9 +141,8 @@ fn identical_content_is_stored_once() {
     );
 }
 
-#[test]
-fn expired_entries_vanish_and_pinned_ones_stay() {
-    let (_dir, pad) = pad();
+fn expired_entries_vanish_and_pinned_ones_stay(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let opts = |name: &str, pinned| PutOptions {
         name: Some(name.into()),
         ttl: Ttl::After(1),
@@ -175,13 +171,12 @@ fn expired_entries_vanish_and_pinned_ones_stay() {
     assert_eq!(ttl, 24 * 3_600_000);
 }
 
-#[test]
-fn quota_evicts_least_recently_read_unpinned_entries() {
+fn quota_evicts_least_recently_read_unpinned_entries(backend: Backend) {
     let config = Config {
         quota_bytes: Some(2_000_000),
         ..Config::default()
     };
-    let (_dir, pad) = pad_with(config);
+    let (_store, pad) = backend.pad_with(config);
     let blob = |i: u64| log_with_errors(14_000 + i, &[]); // about 1 MB each, all different
     put(&pad, "old", blob(1).as_bytes());
     pad.pin("old", true, None).unwrap();
@@ -200,10 +195,10 @@ fn quota_evicts_least_recently_read_unpinned_entries() {
 
 #[test]
 fn gc_returns_disk_space() {
-    let (dir, pad) = pad();
+    let (store, pad) = pad();
     let big = log_with_errors(400_000, &[]); // ~ 27 MB
     put(&pad, "big", big.as_bytes());
-    let db = dir.path().join("pad.db");
+    let db = store.sqlite_path();
     let size = |p: &std::path::Path| {
         std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
             + std::fs::metadata(p.with_extension("db-wal"))
@@ -220,9 +215,8 @@ fn gc_returns_disk_space() {
     assert!(report.disk_bytes_after < report.disk_bytes_before);
 }
 
-#[test]
-fn turns_are_listed_and_expired_together() {
-    let (_dir, pad) = pad();
+fn turns_are_listed_and_expired_together(backend: Backend) {
+    let (_store, pad) = backend.pad();
     for (name, turn) in [("a", "t1"), ("b", "t1"), ("c", "t2")] {
         pad.put(
             &mut &b"x"[..],
@@ -256,9 +250,8 @@ fn turns_are_listed_and_expired_together() {
     );
 }
 
-#[test]
-fn list_pages_newest_first_with_filters() {
-    let (_dir, pad) = pad();
+fn list_pages_newest_first_with_filters(backend: Backend) {
+    let (_store, pad) = backend.pad();
     for i in 0..25 {
         put(&pad, &format!("note-{i:02}"), format!("n{i}").as_bytes());
     }
@@ -302,9 +295,8 @@ fn list_pages_newest_first_with_filters() {
     assert_eq!(prefixed.entries.len(), 10);
 }
 
-#[test]
-fn search_ranks_entries_and_shows_snippets() {
-    let (_dir, pad) = pad();
+fn search_ranks_entries_and_shows_snippets(backend: Backend) {
+    let (_store, pad) = backend.pad();
     pad.write(
         "decisions",
         "We chose PostgreSQL for the shared store because of row locks.",
@@ -330,12 +322,23 @@ fn search_ranks_entries_and_shows_snippets() {
     assert_eq!(hits[0].entry.name, "log");
 }
 
-#[test]
-fn stats_count_tokens_kept_out_of_context() {
-    let (_dir, pad) = pad();
+fn stats_count_tokens_kept_out_of_context(backend: Backend) {
+    let (_store, pad) = backend.pad();
     put(&pad, "log", log_with_errors(10_000, &[]).as_bytes());
     let stats = pad.stats().unwrap();
     assert_eq!(stats.figures.entries, 1);
     assert!(stats.figures.tokens_kept_out > 100_000, "{stats:?}");
     assert!(stats.figures.tokens_kept_out < stats.figures.tokens_est);
 }
+
+backend_tests!(
+    small_observations_stay_inline_and_large_ones_become_references,
+    automatic_names_are_never_reused,
+    identical_content_is_stored_once,
+    expired_entries_vanish_and_pinned_ones_stay,
+    quota_evicts_least_recently_read_unpinned_entries,
+    turns_are_listed_and_expired_together,
+    list_pages_newest_first_with_filters,
+    search_ranks_entries_and_shows_snippets,
+    stats_count_tokens_kept_out_of_context,
+);

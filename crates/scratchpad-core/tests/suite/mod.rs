@@ -3,6 +3,8 @@ mod concurrency;
 mod crash;
 mod lifecycle;
 mod notes;
+#[cfg(feature = "postgres")]
+mod postgres;
 mod previews;
 mod reads;
 mod references;

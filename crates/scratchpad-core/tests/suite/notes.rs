@@ -2,7 +2,7 @@
 
 use scratchpad_core::{ConflictKind, Error, ReadMode, Ttl, WriteOptions};
 
-use crate::common::pad;
+use crate::common::Backend;
 
 fn text(pad: &scratchpad_core::Scratchpad, name: &str) -> String {
     pad.read(name, &ReadMode::Full { force: true }, None)
@@ -17,9 +17,8 @@ fn at(version: u64) -> WriteOptions {
     }
 }
 
-#[test]
-fn write_append_edit_rename_delete() {
-    let (_dir, pad) = pad();
+fn write_append_edit_rename_delete(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let v1 = pad
         .write("plan", "1. parse\n2. test\n", WriteOptions::default())
         .unwrap();
@@ -70,9 +69,8 @@ fn write_append_edit_rename_delete() {
     assert!(pad.get("plan-final").is_err());
 }
 
-#[test]
-fn if_version_conflicts_name_the_current_version() {
-    let (_dir, pad) = pad();
+fn if_version_conflicts_name_the_current_version(backend: Backend) {
+    let (_store, pad) = backend.pad();
     pad.write("n", "a", WriteOptions::default()).unwrap();
     pad.write("n", "b", at(1)).unwrap();
     let err = pad.write("n", "c", at(1)).unwrap_err();
@@ -100,9 +98,8 @@ fn if_version_conflicts_name_the_current_version() {
     assert!(err.contains("does not exist"), "{err}");
 }
 
-#[test]
-fn pin_and_ttl_bump_versions_and_survive_overwrites() {
-    let (_dir, pad) = pad();
+fn pin_and_ttl_bump_versions_and_survive_overwrites(backend: Backend) {
+    let (_store, pad) = backend.pad();
     pad.write(
         "n",
         "a",
@@ -124,9 +121,8 @@ fn pin_and_ttl_bump_versions_and_survive_overwrites() {
     assert!(err.is_err());
 }
 
-#[test]
-fn renaming_an_offload_makes_it_a_durable_note() {
-    let (_dir, pad) = pad();
+fn renaming_an_offload_makes_it_a_durable_note(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let offload = pad
         .put(
             &mut &b"tool output"[..],
@@ -144,12 +140,19 @@ fn renaming_an_offload_makes_it_a_durable_note() {
     assert_eq!(note.expires_at, None);
 }
 
-#[test]
-fn rename_refuses_to_overwrite() {
-    let (_dir, pad) = pad();
+fn rename_refuses_to_overwrite(backend: Backend) {
+    let (_store, pad) = backend.pad();
     pad.write("a", "1", WriteOptions::default()).unwrap();
     pad.write("b", "2", WriteOptions::default()).unwrap();
     let err = pad.rename("a", "b", None).unwrap_err().to_string();
     assert!(err.contains("already exists"), "{err}");
     assert_eq!(text(&pad, "b"), "2");
 }
+
+backend_tests!(
+    write_append_edit_rename_delete,
+    if_version_conflicts_name_the_current_version,
+    pin_and_ttl_bump_versions_and_survive_overwrites,
+    renaming_an_offload_makes_it_a_durable_note,
+    rename_refuses_to_overwrite,
+);

@@ -3,7 +3,7 @@
 use proptest::prelude::*;
 use scratchpad_core::{Kind, ReadMode, Syntax};
 
-use crate::common::{log_with_errors, pad, put};
+use crate::common::{Backend, log_with_errors, put};
 
 fn grep(pattern: &str, context: u64) -> ReadMode {
     ReadMode::Grep {
@@ -18,28 +18,50 @@ fn grep(pattern: &str, context: u64) -> ReadMode {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     #[test]
-    fn range_slices_concatenate_to_the_whole(
+    fn range_slices_concatenate_to_the_whole_sqlite(
         text in "[a-z\\né€😀]{0,3000}",
         cuts in proptest::collection::vec(0u64..3200, 0..6),
     ) {
-        let (_dir, pad) = pad();
-        let info = put(&pad, "t", text.as_bytes());
-        let mut bounds: Vec<u64> = cuts.into_iter().map(|c| c.min(info.chars)).collect();
-        bounds.push(0);
-        bounds.push(info.chars);
-        bounds.sort_unstable();
-        let mut whole = String::new();
-        for pair in bounds.windows(2) {
-            let reply = pad.read("t", &ReadMode::Range { start: pair[0], end: Some(pair[1]) }, Some(100_000)).unwrap();
-            whole.push_str(&reply.text);
-        }
-        prop_assert_eq!(whole, text);
+        slices_concatenate(Backend::Sqlite, text, cuts)?;
+    }
+
+    #[cfg(feature = "postgres")]
+    #[test]
+    fn range_slices_concatenate_to_the_whole_postgres(
+        text in "[a-z\\né€😀]{0,3000}",
+        cuts in proptest::collection::vec(0u64..3200, 0..6),
+    ) {
+        slices_concatenate(Backend::Postgres, text, cuts)?;
     }
 }
 
-#[test]
-fn budgeted_reads_continue_exactly_across_chunks() {
-    let (_dir, pad) = pad();
+fn slices_concatenate(backend: Backend, text: String, cuts: Vec<u64>) -> Result<(), TestCaseError> {
+    let (_store, pad) = backend.pad();
+    let info = put(&pad, "t", text.as_bytes());
+    let mut bounds: Vec<u64> = cuts.into_iter().map(|c| c.min(info.chars)).collect();
+    bounds.push(0);
+    bounds.push(info.chars);
+    bounds.sort_unstable();
+    let mut whole = String::new();
+    for pair in bounds.windows(2) {
+        let reply = pad
+            .read(
+                "t",
+                &ReadMode::Range {
+                    start: pair[0],
+                    end: Some(pair[1]),
+                },
+                Some(100_000),
+            )
+            .unwrap();
+        whole.push_str(&reply.text);
+    }
+    prop_assert_eq!(whole, text);
+    Ok(())
+}
+
+fn budgeted_reads_continue_exactly_across_chunks(backend: Backend) {
+    let (_store, pad) = backend.pad();
     // Multi-byte characters across several 256 KiB chunks.
     let text: String = (0..120_000).map(|i| format!("{i}é€😀\n")).collect();
     let info = put(&pad, "big", text.as_bytes());
@@ -60,9 +82,8 @@ fn budgeted_reads_continue_exactly_across_chunks() {
     assert_eq!(info.chars, text.chars().count() as u64);
 }
 
-#[test]
-fn lines_from_the_middle_of_a_large_entry() {
-    let (_dir, pad) = pad();
+fn lines_from_the_middle_of_a_large_entry(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let log = log_with_errors(200_000, &[100_000]);
     let info = put(&pad, "log", log.as_bytes());
     assert_eq!(info.lines, 200_000);
@@ -94,9 +115,8 @@ fn lines_from_the_middle_of_a_large_entry() {
     assert_eq!(count, 200_000);
 }
 
-#[test]
-fn line_ranges_at_chunk_boundaries_are_exact() {
-    let (_dir, pad) = pad();
+fn line_ranges_at_chunk_boundaries_are_exact(backend: Backend) {
+    let (_store, pad) = backend.pad();
     // Lines of varying length so chunk boundaries fall inside lines and right after newlines.
     let text: String = (1..=60_000)
         .map(|i| format!("{}\n", "x".repeat(i % 17)))
@@ -128,9 +148,8 @@ fn line_ranges_at_chunk_boundaries_are_exact() {
     }
 }
 
-#[test]
-fn grep_counts_every_match_and_shows_context() {
-    let (_dir, pad) = pad();
+fn grep_counts_every_match_and_shows_context(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let log = log_with_errors(50_000, &[10, 25_000, 49_999, 50_000]);
     put(&pad, "log", log.as_bytes());
     let reply = pad.read("log", &grep("ERROR", 1), None).unwrap();
@@ -181,9 +200,8 @@ fn grep_counts_every_match_and_shows_context() {
     assert_eq!(insensitive.total_matches, Some(4));
 }
 
-#[test]
-fn json_entries_answer_jq_and_show_their_shape() {
-    let (_dir, pad) = pad();
+fn json_entries_answer_jq_and_show_their_shape(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let items: Vec<serde_json::Value> = (0..3_000)
         .map(|i| serde_json::json!({"id": i, "name": format!("item-{i}"), "tags": ["a", "b"]}))
         .collect();
@@ -213,10 +231,9 @@ fn json_entries_answer_jq_and_show_their_shape() {
     assert_eq!(reply.text.trim(), "3000");
 }
 
-#[test]
-fn binary_entries_read_as_base64_bytes() {
+fn binary_entries_read_as_base64_bytes(backend: Backend) {
     use base64::Engine as _;
-    let (_dir, pad) = pad();
+    let (_store, pad) = backend.pad();
     let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
     png.extend((0..10_000u32).map(|i| (i % 251) as u8));
     let info = put(&pad, "img", &png);
@@ -238,9 +255,8 @@ fn binary_entries_read_as_base64_bytes() {
     assert_eq!(decoded, &png[100..150]);
 }
 
-#[test]
-fn full_reads_are_guarded_and_head_tail_default() {
-    let (_dir, pad) = pad();
+fn full_reads_are_guarded_and_head_tail_default(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let log = log_with_errors(20_000, &[]);
     put(&pad, "log", log.as_bytes());
     let err = pad
@@ -260,14 +276,25 @@ fn full_reads_are_guarded_and_head_tail_default() {
     assert!(log.ends_with(&tail.text));
 }
 
-#[test]
-fn snapshot_grep_reply() {
-    let (_dir, pad) = pad();
+fn snapshot_grep_reply(backend: Backend) {
+    let (_store, pad) = backend.pad();
     put(
         &pad,
         "log",
         log_with_errors(300, &[150, 151, 290]).as_bytes(),
     );
     let reply = pad.read("log", &grep("ERROR", 1), None).unwrap();
-    insta::assert_snapshot!(reply.render(&Syntax::cli()));
+    // Named, so both backends compare with the one snapshot.
+    insta::assert_snapshot!("snapshot_grep_reply", reply.render(&Syntax::cli()));
 }
+
+backend_tests!(
+    budgeted_reads_continue_exactly_across_chunks,
+    lines_from_the_middle_of_a_large_entry,
+    line_ranges_at_chunk_boundaries_are_exact,
+    grep_counts_every_match_and_shows_context,
+    json_entries_answer_jq_and_show_their_shape,
+    binary_entries_read_as_base64_bytes,
+    full_reads_are_guarded_and_head_tail_default,
+    snapshot_grep_reply,
+);

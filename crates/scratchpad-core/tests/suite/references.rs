@@ -1,10 +1,9 @@
 //! Pass by reference: `{{scratchpad:NAME}}` with selectors.
 
-use crate::common::{pad, put};
+use crate::common::{Backend, put};
 
-#[test]
-fn placeholders_expand_whole_values_and_parts() {
-    let (_dir, pad) = pad();
+fn placeholders_expand_whole_values_and_parts(backend: Backend) {
+    let (_store, pad) = backend.pad();
     put(&pad, "lines", b"one\ntwo\nthree\nfour\n");
     put(
         &pad,
@@ -44,9 +43,8 @@ fn placeholders_expand_whole_values_and_parts() {
     );
 }
 
-#[test]
-fn unknown_names_and_bad_selectors_are_errors() {
-    let (_dir, pad) = pad();
+fn unknown_names_and_bad_selectors_are_errors(backend: Backend) {
+    let (_store, pad) = backend.pad();
     put(&pad, "lines", b"one\n");
     let err = pad
         .resolve("{{scratchpad:missing}}")
@@ -69,3 +67,8 @@ fn unknown_names_and_bad_selectors_are_errors() {
         "never crosses sessions"
     );
 }
+
+backend_tests!(
+    placeholders_expand_whole_values_and_parts,
+    unknown_names_and_bad_selectors_are_errors,
+);

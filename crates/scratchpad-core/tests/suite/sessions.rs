@@ -2,11 +2,10 @@
 
 use scratchpad_core::{Error, ListFilter, ReadMode};
 
-use crate::common::{pad, put};
+use crate::common::{Backend, put};
 
-#[test]
-fn sessions_do_not_see_each_other() {
-    let (_dir, pad) = pad();
+fn sessions_do_not_see_each_other(backend: Backend) {
+    let (_store, pad) = backend.pad();
     let a = pad.with_session("agent-a").unwrap();
     let b = pad.with_session("agent-b").unwrap();
     let secret = put(&a, "secret", b"a's plan");
@@ -49,3 +48,5 @@ fn sessions_do_not_see_each_other() {
     // A's entry is intact.
     assert_eq!(a.get("secret").unwrap().version, 1);
 }
+
+backend_tests!(sessions_do_not_see_each_other,);

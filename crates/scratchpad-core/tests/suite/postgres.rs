@@ -1,0 +1,484 @@
+//! What only the shared backend has to prove: migrations under concurrent starts, GC on another
+//! host with a skewed clock, and lost connections or a server restart in the middle of a large write.
+
+use std::io::Read;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use scratchpad_core::store::postgres::PostgresStore;
+use scratchpad_core::store::{GcPolicy, Store};
+use scratchpad_core::{ListFilter, PutOptions, ReadMode, Scratchpad};
+
+use crate::common::{Backend, NO_PG, TestStore, spawn_child};
+
+/// Staged chunks of writes in progress, seen from outside.
+fn staged_chunks(store: &TestStore) -> i64 {
+    store
+        .admin()
+        .query_one(
+            "SELECT COUNT(*) FROM chunks c JOIN blobs b ON b.id = c.blob WHERE b.state = 0",
+            &[],
+        )
+        .map(|r| r.get(0))
+        .unwrap_or(0)
+}
+
+fn wait_for_staged(store: &TestStore, at_least: i64) {
+    let started = Instant::now();
+    while staged_chunks(store) < at_least {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the writer never staged {at_least} chunks"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A log of a known size, made on the fly: line `i` is `line {i} of a long log\n`.
+struct Log {
+    next: u64,
+    lines: u64,
+    pending: Vec<u8>,
+}
+
+impl Log {
+    fn new(lines: u64) -> Self {
+        Self {
+            next: 1,
+            lines,
+            pending: Vec::new(),
+        }
+    }
+
+    fn line(i: u64) -> String {
+        format!("line {i} of a long log that is written while the server goes away\n")
+    }
+}
+
+impl Read for Log {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.pending.len() < buf.len() && self.next <= self.lines {
+            self.pending
+                .extend_from_slice(Self::line(self.next).as_bytes());
+            self.next += 1;
+        }
+        let n = self.pending.len().min(buf.len());
+        buf[..n].copy_from_slice(&self.pending[..n]);
+        self.pending.drain(..n);
+        Ok(n)
+    }
+}
+
+/// A reader that yields `before` bytes, then waits for a signal, then yields `after` more.
+struct Gated {
+    before: u64,
+    after: u64,
+    sent: u64,
+    gate: Option<mpsc::Receiver<()>>,
+}
+
+impl Read for Gated {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.sent == self.before
+            && let Some(gate) = self.gate.take()
+        {
+            let _ = gate.recv();
+        }
+        let limit = if self.gate.is_some() {
+            self.before
+        } else {
+            self.before + self.after
+        };
+        let n = usize::try_from(limit - self.sent)
+            .unwrap_or(usize::MAX)
+            .min(buf.len());
+        for (i, b) in buf[..n].iter_mut().enumerate() {
+            let at = self.sent + i as u64;
+            *b = if at % 64 == 63 {
+                b'\n'
+            } else {
+                b'a' + (at % 26) as u8
+            };
+        }
+        self.sent += n as u64;
+        Ok(n)
+    }
+}
+
+#[test]
+fn the_suite_fails_without_a_server() {
+    // Not a skip: a missing server is a failed run, and the message says how to get one.
+    assert!(
+        std::env::var("SCRATCHPAD_TEST_PG_URL").is_ok_and(|u| !u.is_empty()),
+        "SCRATCHPAD_TEST_PG_URL is not set; {NO_PG}"
+    );
+    let mut admin = crate::common::pg_admin();
+    let version: String = admin.query_one("SHOW server_version", &[]).unwrap().get(0);
+    assert!(!version.is_empty());
+}
+
+#[test]
+fn processes_starting_at_once_migrate_once() {
+    let store = Backend::Postgres.store();
+    let url = store.url.clone();
+    let opened: Vec<_> = (0..6)
+        .map(|_| {
+            let url = url.clone();
+            std::thread::spawn(move || Scratchpad::open(&url).map(|_| ()))
+        })
+        .collect();
+    for handle in opened {
+        handle.join().unwrap().unwrap();
+    }
+    let rows: i64 = store
+        .admin()
+        .query_one("SELECT COUNT(*) FROM schema_migrations", &[])
+        .unwrap()
+        .get(0);
+    assert_eq!(rows, 1, "each migration is applied exactly once");
+}
+
+#[test]
+fn a_newer_schema_is_refused_plainly() {
+    let store = Backend::Postgres.store();
+    drop(Scratchpad::open(&store.url).unwrap());
+    store
+        .admin()
+        .execute(
+            "INSERT INTO schema_migrations (version, applied_at) VALUES (99990101000000, 0)",
+            &[],
+        )
+        .unwrap();
+    let err = Scratchpad::open(&store.url).unwrap_err().to_string();
+    assert!(
+        err.contains("newer scratchpad") && err.contains("upgrade"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_passwords_and_missing_databases_are_named_without_the_secret() {
+    let base = crate::common::pg_base_url();
+    let (head, tail) = base.rsplit_once('@').unwrap();
+    let user = head
+        .trim_start_matches("postgres://")
+        .split(':')
+        .next()
+        .unwrap();
+    let wrong = format!("postgres://{user}:not-the-password-x9@{tail}");
+    let err = Scratchpad::open(&wrong).unwrap_err().to_string();
+    assert!(err.contains("cannot connect to PostgreSQL"), "{err}");
+    assert!(err.contains("password authentication failed"), "{err}");
+    assert!(!err.contains("not-the-password-x9"), "{err}");
+    let (rest, _db) = base.rsplit_once('/').unwrap();
+    let missing = format!("{rest}/no_such_database_here");
+    let err = Scratchpad::open(&missing).unwrap_err().to_string();
+    assert!(err.contains("no_such_database_here"), "{err}");
+    let password = head.rsplit_once(':').unwrap().1;
+    assert!(!err.contains(password), "{err}");
+    let shown = format!("{:?}", PostgresStore::open(&base).unwrap());
+    assert!(!shown.contains(password), "{shown}");
+}
+
+/// Host B collects with a clock a day ahead while host A is in the middle of a large write:
+/// staleness is judged by the server's clock, so A's staged chunks survive and its entry is whole.
+#[test]
+fn gc_on_another_host_spares_a_write_in_progress() {
+    let store = Backend::Postgres.store();
+    let writer = Scratchpad::open(&store.url).unwrap();
+    let (open_gate, gate) = mpsc::channel();
+    let before = 12 * 1024 * 1024;
+    let after = 3 * 1024 * 1024;
+    let handle = std::thread::spawn(move || {
+        writer
+            .put(
+                &mut Gated {
+                    before,
+                    after,
+                    sent: 0,
+                    gate: Some(gate),
+                },
+                PutOptions {
+                    name: Some("big".into()),
+                    ..PutOptions::default()
+                },
+            )
+            .map(|info| (writer, info))
+    });
+    wait_for_staged(&store, 8);
+    let other_host = PostgresStore::open(&store.url).unwrap();
+    let day_ms = 24 * 3_600_000;
+    let report = other_host
+        .gc(&GcPolicy {
+            now: scratchpad_core::model::now_ms() + day_ms,
+            quota_bytes: None,
+            stale_after_ms: 3_600_000,
+        })
+        .unwrap();
+    assert_eq!(report.stale_writes_removed, 0, "{report:?}");
+    open_gate.send(()).unwrap();
+    let (writer, info) = handle.join().unwrap().unwrap();
+    assert_eq!(info.bytes, before + after);
+    let end = writer
+        .read(
+            "big",
+            &ReadMode::Range {
+                start: info.chars - 64,
+                end: None,
+            },
+            None,
+        )
+        .unwrap();
+    let expected: String = (info.bytes - 64..info.bytes)
+        .map(|at| {
+            if at % 64 == 63 {
+                '\n'
+            } else {
+                char::from(b'a' + (at % 26) as u8)
+            }
+        })
+        .collect();
+    assert_eq!(end.text, expected);
+    assert_eq!(staged_chunks(&store), 0, "nothing is left staged");
+}
+
+/// Runs in the child: streams forever into the store named by SCRATCHPAD_TEST_STORE.
+#[test]
+#[ignore = "runs only as the child of kill_9_during_a_large_put"]
+fn pg_crash_child_endless_put() {
+    let url = std::env::var("SCRATCHPAD_TEST_STORE").unwrap();
+    let pad = Scratchpad::open(&url).unwrap();
+    let _ = pad.put(
+        &mut Log::new(u64::MAX),
+        PutOptions {
+            name: Some("partial".into()),
+            ..PutOptions::default()
+        },
+    );
+}
+
+#[test]
+fn kill_9_during_a_large_put() {
+    let store = Backend::Postgres.store();
+    let pad = Scratchpad::open(&store.url).unwrap();
+    pad.write("before", "an earlier note", Default::default())
+        .unwrap();
+    let mut child = spawn_child(
+        "suite::postgres::pg_crash_child_endless_put",
+        &[("SCRATCHPAD_TEST_STORE", store.url.clone())],
+    );
+    wait_for_staged(&store, 40);
+    child.0.kill().unwrap(); // SIGKILL
+    child.0.wait().unwrap();
+    assert!(pad.get("partial").is_err(), "no partial entry is visible");
+    let names: Vec<String> = pad
+        .list(&ListFilter::default(), None, 10)
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(names, ["before"]);
+    // The abandoned staging is collected once it is stale.
+    let backend = PostgresStore::open(&store.url).unwrap();
+    let report = backend
+        .gc(&GcPolicy {
+            now: scratchpad_core::model::now_ms(),
+            quota_bytes: None,
+            stale_after_ms: 0,
+        })
+        .unwrap();
+    assert_eq!(report.stale_writes_removed, 1, "{report:?}");
+    assert_eq!(staged_chunks(&store), 0);
+    pad.write("after", "still fine", Default::default())
+        .unwrap();
+}
+
+/// Cuts every connection of the store again and again while a 40 MB write streams in. The write
+/// either completes whole (its steps are retried on new connections) or fails with a clear error;
+/// it never leaves a partial entry, and the store works afterwards.
+#[test]
+fn lost_connections_during_a_large_write() {
+    let store = Backend::Postgres.store();
+    let app = format!("sp_cut_{}", store.schema.as_deref().unwrap());
+    let url = format!("{}&application_name={app}", store.url);
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("before", "an earlier note", Default::default())
+        .unwrap();
+    let lines = 600_000; // ~ 40 MB
+    let writer = pad.clone();
+    let handle = std::thread::spawn(move || {
+        writer.put(
+            &mut Log::new(lines),
+            PutOptions {
+                name: Some("big".into()),
+                ..PutOptions::default()
+            },
+        )
+    });
+    let mut admin = store.admin();
+    let mut cuts = 0;
+    wait_for_staged(&store, 16);
+    while !handle.is_finished() && cuts < 5 {
+        let killed: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+                 WHERE application_name = $1",
+                &[&app],
+            )
+            .unwrap()
+            .get(0);
+        cuts += usize::from(killed > 0);
+        std::thread::sleep(Duration::from_millis(150));
+    }
+    assert!(cuts > 0, "no connection was cut; the test proved nothing");
+    let outcome = handle.join().unwrap();
+    eprintln!("after {cuts} cuts: {:?}", outcome.as_ref().map(|i| i.bytes));
+    match outcome {
+        Ok(info) => {
+            assert_eq!(info.lines, lines);
+            let last = pad
+                .read(
+                    "big",
+                    &ReadMode::Lines {
+                        from: lines,
+                        to: Some(lines),
+                    },
+                    None,
+                )
+                .unwrap();
+            assert!(
+                last.text.contains(Log::line(lines).trim_end()),
+                "{}",
+                last.text
+            );
+        }
+        Err(err) => {
+            let msg = err.to_string();
+            assert!(msg.contains("PostgreSQL"), "{msg}");
+            assert!(pad.get("big").is_err(), "no partial entry after: {msg}");
+        }
+    }
+    assert_eq!(
+        pad.read("before", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        "an earlier note"
+    );
+    pad.write("after", "still fine", Default::default())
+        .unwrap();
+}
+
+/// A real `pg_ctl restart` (fast: sessions are cut off) in the middle of a large write, on a
+/// cluster of its own so the other tests keep theirs.
+#[test]
+fn server_restart_during_a_large_write() {
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts/pg-cluster");
+    let started = std::process::Command::new(script)
+        .arg("start")
+        .output()
+        .unwrap();
+    assert!(
+        started.status.success(),
+        "scripts/pg-cluster start failed: {}; {NO_PG}",
+        String::from_utf8_lossy(&started.stderr)
+    );
+    let exports = String::from_utf8(started.stdout).unwrap();
+    let var = |name: &str| {
+        exports
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+            .map(|v| v.trim_matches('\'').to_owned())
+            .unwrap()
+    };
+    struct Cluster(String, &'static str);
+    impl Drop for Cluster {
+        fn drop(&mut self) {
+            let _ = std::process::Command::new(self.1)
+                .args(["stop", &self.0])
+                .output();
+        }
+    }
+    let cluster = Cluster(var("SCRATCHPAD_TEST_PG_DIR"), script);
+    let url = var("SCRATCHPAD_TEST_PG_URL");
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("before", "an earlier note", Default::default())
+        .unwrap();
+    let lines = 600_000; // ~ 40 MB
+    let writer = pad.clone();
+    let handle = std::thread::spawn(move || {
+        writer.put(
+            &mut Log::new(lines),
+            PutOptions {
+                name: Some("big".into()),
+                ..PutOptions::default()
+            },
+        )
+    });
+    let mut admin = postgres::Client::connect(&url, postgres::NoTls).unwrap();
+    let started = Instant::now();
+    loop {
+        let staged: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FROM chunks c JOIN blobs b ON b.id = c.blob WHERE b.state = 0",
+                &[],
+            )
+            .map(|r| r.get(0))
+            .unwrap_or(0);
+        if staged >= 16 {
+            break;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120));
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    drop(admin);
+    let restarted = std::process::Command::new(script)
+        .args(["restart", &cluster.0])
+        .output()
+        .unwrap();
+    assert!(
+        restarted.status.success(),
+        "pg_ctl restart failed: {}",
+        String::from_utf8_lossy(&restarted.stderr)
+    );
+    let outcome = handle.join().unwrap();
+    eprintln!("after a restart: {:?}", outcome.as_ref().map(|i| i.bytes));
+    match outcome {
+        Ok(info) => assert_eq!(info.lines, lines),
+        Err(err) => {
+            let msg = err.to_string();
+            assert!(msg.contains("PostgreSQL"), "{msg}");
+            assert!(pad.get("big").is_err(), "no partial entry after: {msg}");
+        }
+    }
+    // The pool reconnects on its own.
+    assert_eq!(
+        pad.read("before", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        "an earlier note"
+    );
+    pad.write("after", "still fine", Default::default())
+        .unwrap();
+    let listed: Vec<String> = pad
+        .list(&ListFilter::default(), None, 10)
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert!(listed.contains(&"after".to_owned()), "{listed:?}");
+}
+
+/// Deleting a large entry frees its content and collection accounts for it.
+#[test]
+fn gc_frees_deleted_content() {
+    let (_store, pad) = Backend::Postgres.pad();
+    let big = crate::common::log_with_errors(200_000, &[]);
+    crate::common::put(&pad, "big", big.as_bytes());
+    assert!(pad.stats().unwrap().store_bytes > 10_000_000);
+    pad.delete("big", None).unwrap();
+    assert_eq!(pad.stats().unwrap().store_bytes, 0);
+    let report = pad.gc().unwrap();
+    assert!(report.disk_bytes_before > 0, "{report:?}");
+}
