@@ -131,8 +131,9 @@ pub fn serve_http(
     options: HttpOptions,
     on_listening: impl FnOnce(SocketAddr),
 ) -> Result<()> {
-    crate::runtime()?.block_on(async move {
-        let server = HttpServer::bind(pad, options).await?;
+    let serving = pad.clone();
+    crate::run_to_completion(pad, async move {
+        let server = HttpServer::bind(serving, options).await?;
         on_listening(server.local_addr()?);
         let stop = server.shutdown_token();
         tokio::spawn(async move {

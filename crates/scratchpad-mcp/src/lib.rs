@@ -25,8 +25,9 @@ use rmcp::ServiceExt as _;
 /// Serves the scratchpad over stdio until the client closes the connection. stdout carries only the
 /// protocol; logs go to stderr.
 pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
-    runtime()?.block_on(async move {
-        let running = ScratchpadServer::new(pad)
+    let server = ScratchpadServer::new(pad.clone());
+    run_to_completion(pad, async move {
+        let running = server
             .serve(rmcp::transport::stdio())
             .await
             .map_err(|err| Error::Protocol(err.to_string()))?;
@@ -38,9 +39,19 @@ pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
-    tokio::runtime::Builder::new_multi_thread()
+/// Runs `serve` on a new runtime, then drops the runtime before `pad`. The PostgreSQL client blocks
+/// while closing its connections, which panics on a runtime thread; holding `pad` until the runtime
+/// is gone makes sure the store's last reference (and so its connections) is released outside it.
+fn run_to_completion(
+    pad: scratchpad_core::Scratchpad,
+    serve: impl std::future::Future<Output = Result<()>>,
+) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
-        .map_err(Error::Io)
+        .map_err(Error::Io)?;
+    let result = runtime.block_on(serve);
+    drop(runtime);
+    drop(pad);
+    result
 }

@@ -44,6 +44,27 @@ fn python_client_over_stdio_in_both_eras_keeps_notes_across_runs() {
     }
 }
 
+/// Regression: the PostgreSQL client closes its connections by blocking, which panicked when the
+/// server's last store handle was dropped on a runtime thread at exit.
+#[cfg(feature = "postgres")]
+#[test]
+fn python_client_over_stdio_on_postgres_shares_notes_with_the_cli() {
+    let pad = crate::suite::postgres::pg_pad();
+    let session = format!("mcp-e2e-{}", std::process::id());
+    let flow = python_flow(&["stdio", "auto", bin(), &pad.store, &session]);
+    assert!(flow.contains("log sliced"), "{flow}");
+    let plan = pad.ok(&["--session", &session, "read", "plan"]);
+    assert!(plan.contains("- [x] find the failing job"), "{plan}");
+    let other = pad
+        .run(&["--session", &format!("{session}-other"), "read", "plan"])
+        .fails();
+    assert!(
+        other.stderr.contains("no entry named `plan`"),
+        "{}",
+        other.stderr
+    );
+}
+
 #[test]
 fn python_client_over_http_in_both_eras() {
     let pad = Pad::new();
@@ -189,10 +210,15 @@ fn workspace() -> &'static Path {
 fn python_flow(args: &[&str]) -> String {
     let output = python(args);
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    // The stdio server's stderr reaches the client's stderr.
+    let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.starts_with("ok "),
-        "mcp_user_flow.py {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+        "mcp_user_flow.py {args:?} failed:\n{stdout}\n{stderr}"
+    );
+    assert!(
+        !stderr.contains("panicked"),
+        "the server panicked:\n{stderr}"
     );
     stdout
 }

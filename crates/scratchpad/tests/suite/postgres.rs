@@ -4,7 +4,7 @@
 
 use crate::common::Pad;
 
-fn pg_pad() -> Pad {
+pub fn pg_pad() -> Pad {
     let url = std::env::var("SCRATCHPAD_TEST_PG_URL").unwrap_or_else(|_| {
         panic!(
             "SCRATCHPAD_TEST_PG_URL is not set; run ./scripts/test, which starts a throwaway PostgreSQL, \
