@@ -151,6 +151,24 @@ pub struct Page {
     pub next_cursor: Option<String>,
 }
 
+impl Page {
+    /// A page from rows fetched newest first with one row more than `limit` (the `rowid`-like key of
+    /// each row alongside): the extra row only says that another page follows.
+    pub(crate) fn from_rows(mut rows: Vec<(i64, Entry)>, limit: usize) -> Self {
+        let next_cursor = if rows.len() > limit {
+            rows.truncate(limit);
+            rows.last()
+                .map(|(key, entry)| format!("{}.{}", entry.info.updated_at, key))
+        } else {
+            None
+        };
+        Self {
+            entries: rows.into_iter().map(|(_, entry)| entry.info).collect(),
+            next_cursor,
+        }
+    }
+}
+
 /// A full-text search hit.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SearchHit {

@@ -986,22 +986,12 @@ impl Store for PostgresStore {
         );
         let refs: Vec<&(dyn ToSql + Sync)> = params.iter().map(|p| p.as_ref()).collect();
         self.read(|c| {
-            let mut rows = c
+            let rows = c
                 .query(&sql, &refs)?
                 .iter()
                 .map(entry_from_row)
                 .collect::<std::result::Result<Vec<_>, _>>()?;
-            let next_cursor = if rows.len() > limit {
-                rows.truncate(limit);
-                rows.last()
-                    .map(|(row_id, e)| format!("{}.{}", e.info.updated_at, row_id))
-            } else {
-                None
-            };
-            Ok(Page {
-                entries: rows.into_iter().map(|(_, e)| e.info).collect(),
-                next_cursor,
-            })
+            Ok(Page::from_rows(rows, limit))
         })
     }
 

@@ -734,20 +734,10 @@ impl Store for SqliteStore {
             if let Some(turn) = &filter.turn {
                 params.push((":turn", turn));
             }
-            let mut rows = stmt
+            let rows = stmt
                 .query_map(params.as_slice(), entry_from_row)?
                 .collect::<rusqlite::Result<Vec<_>>>()?;
-            let next_cursor = if rows.len() > limit {
-                rows.truncate(limit);
-                rows.last()
-                    .map(|(rowid, e)| format!("{}.{}", e.info.updated_at, rowid))
-            } else {
-                None
-            };
-            Ok(Page {
-                entries: rows.into_iter().map(|(_, e)| e.info).collect(),
-                next_cursor,
-            })
+            Ok(Page::from_rows(rows, limit))
         })
     }
 
