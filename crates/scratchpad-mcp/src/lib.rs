@@ -1,5 +1,6 @@
 //! The MCP faces of the scratchpad: a server that gives any MCP client the scratchpad tools, resources
-//! and guidance, over stdio or streamable HTTP.
+//! and guidance, over stdio or streamable HTTP; and a [`proxy`] that puts the scratchpad in front of
+//! any existing MCP server (offload of large results, the `scratchpad` argument, placeholders).
 //!
 //! ```no_run
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -13,11 +14,13 @@
 mod error;
 pub mod guidance;
 pub mod http;
+pub mod proxy;
 pub mod server;
 pub mod tools;
 
 pub use error::{Error, Result};
 pub use http::{HttpOptions, serve_http};
+pub use proxy::{ProxyOptions, ProxyServer, UpstreamSpec, serve_proxy_stdio};
 pub use server::{ClientSession, ScratchpadServer, SessionPolicy};
 
 use rmcp::ServiceExt as _;

@@ -129,6 +129,55 @@ pub struct McpArgs {
 #[derive(Debug, Subcommand)]
 pub enum McpCommand {
     Serve(ServeArgs),
+    Proxy(ProxyArgs),
+}
+
+/// Wrap any MCP server: its tools gain offload of large results, the `scratchpad` argument and
+/// {{scratchpad:NAME}} placeholders, and the scratchpad tools join its tool list
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Sit between an MCP client and any existing MCP server, so the server gains the \
+    scratchpad without changing a line. Everything is forwarded both ways (initialize, tools, resources, \
+    prompts, completions, logging, progress, cancellation). Tool results larger than the threshold (bytes \
+    of serialized content, default 4096; per-tool overrides in the config file under [tools.NAME] \
+    threshold_bytes) are stored whole and replaced by a JSON reference with a preview (first and last \
+    lines, error lines) and a resource_link; the model reads slices with scratchpad_read. Every proxied \
+    tool gains an optional `scratchpad` argument (save the full output under this name), and \
+    {{scratchpad:NAME}} placeholders in arguments (#lines=A-B, #range=A-B, #json=QUERY select a part) are \
+    replaced by stored content before the upstream sees them. Output schemas are widened so strict \
+    clients accept an offloaded result. An upstream tool whose name clashes with a scratchpad tool is \
+    listed as upstream_NAME.\n\n\
+    Speaks MCP on stdin/stdout; logs and the upstream's stderr go to stderr. The upstream child is \
+    reaped when the proxy exits.\n\n\
+    In a client's configuration, replace\n  \
+    \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
+    with\n  \
+    \"command\": \"scratchpad\", \"args\": [\"mcp\", \"proxy\", \"--\", \"npx\", \"-y\", \
+    \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\n\
+    Examples:\n  \
+    scratchpad mcp proxy -- npx -y @modelcontextprotocol/server-everything\n  \
+    scratchpad --session build mcp proxy --threshold 8192 -- ./my-server --verbose\n  \
+    scratchpad mcp proxy --upstream-url http://127.0.0.1:3001/mcp --lazy-tools"
+)]
+pub struct ProxyArgs {
+    /// Offload tool results larger than this many bytes of serialized content [default: the
+    /// config's threshold_bytes, 4096]
+    #[arg(long, value_name = "BYTES")]
+    pub threshold: Option<usize>,
+    /// Proxy a streamable-HTTP MCP server at this URL instead of starting a command
+    #[arg(long, value_name = "URL", conflicts_with = "upstream")]
+    pub upstream_url: Option<String>,
+    /// List the scratchpad tools only once a first result has been offloaded (announced with
+    /// notifications/tools/list_changed)
+    #[arg(long)]
+    pub lazy_tools: bool,
+    /// Seconds a tool call may run upstream before the client gets an error and the upstream a
+    /// cancellation
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub call_timeout: u64,
+    /// The upstream server's command and arguments, after `--`
+    #[arg(last = true, value_name = "UPSTREAM_CMD")]
+    pub upstream: Vec<String>,
 }
 
 /// Run the MCP server: scratchpad tools, resources and guidance, over stdio or HTTP

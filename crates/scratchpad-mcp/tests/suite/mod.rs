@@ -1,6 +1,7 @@
 mod errors;
 mod guidance;
 mod http;
+mod proxy;
 mod resources;
 mod sessions;
 mod tools;

@@ -5,13 +5,34 @@ use std::io::Write as _;
 use scratchpad_core::Scratchpad;
 use scratchpad_mcp::HttpOptions;
 
-use crate::cli::{McpArgs, McpCommand, ServeArgs};
+use crate::cli::{McpArgs, McpCommand, ProxyArgs, ServeArgs};
 
 /// `fixed_session`: `--session` (or its env) was given, so HTTP clients share it instead of one each.
 pub fn mcp(pad: Scratchpad, args: McpArgs, fixed_session: bool) -> anyhow::Result<()> {
     match args.command {
         McpCommand::Serve(serve) => serve_command(pad, serve, fixed_session),
+        McpCommand::Proxy(proxy) => proxy_command(pad, proxy),
     }
+}
+
+fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
+    let upstream = match (args.upstream_url, args.upstream.split_first()) {
+        (Some(url), _) => scratchpad_mcp::UpstreamSpec::Url(url),
+        (None, Some((program, rest))) => scratchpad_mcp::UpstreamSpec::Command {
+            program: program.clone(),
+            args: rest.to_vec(),
+        },
+        (None, None) => anyhow::bail!(
+            "no upstream server: give its command after `--` (scratchpad mcp proxy -- npx -y \
+             @modelcontextprotocol/server-everything) or --upstream-url URL"
+        ),
+    };
+    let mut options = scratchpad_mcp::ProxyOptions::new(upstream);
+    options.threshold = args.threshold;
+    options.lazy_tools = args.lazy_tools;
+    options.call_timeout = std::time::Duration::from_secs(args.call_timeout.max(1));
+    scratchpad_mcp::serve_proxy_stdio(pad, options)?;
+    Ok(())
 }
 
 fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyhow::Result<()> {

@@ -214,13 +214,27 @@ fn python_flow(args: &[&str]) -> String {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         output.status.success() && stdout.starts_with("ok "),
-        "mcp_user_flow.py {args:?} failed:\n{stdout}\n{stderr}"
+        "mcp_user_flow.py {:?} failed:\n{stdout}\n{stderr}",
+        shown(args)
     );
     assert!(
         !stderr.contains("panicked"),
         "the server panicked:\n{stderr}"
     );
     stdout
+}
+
+/// The arguments as a failure message may show them: a store URL can hold a password.
+fn shown(args: &[&str]) -> Vec<String> {
+    args.iter()
+        .map(|arg| {
+            if arg.contains("://") && arg.contains('@') {
+                "<store URL>".to_owned()
+            } else {
+                (*arg).to_owned()
+            }
+        })
+        .collect()
 }
 
 fn python(args: &[&str]) -> Output {

@@ -1,6 +1,7 @@
 mod bad_input;
 mod json_output;
 mod mcp_e2e;
+mod mcp_proxy_e2e;
 mod notes;
 mod postgres;
 mod put_read;

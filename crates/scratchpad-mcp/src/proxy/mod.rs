@@ -1,0 +1,566 @@
+//! The MCP proxy: sits between a client and any MCP server, forwards everything, and gives every
+//! server the scratchpad. Large tool results are stored whole and replaced by a reference with a
+//! preview; every proxied tool takes an optional `scratchpad` argument (save the output under a
+//! name); `{{scratchpad:NAME}}` placeholders in arguments are resolved before the upstream sees them.
+//!
+//! One [`ProxyServer`] serves one downstream session and owns one upstream connection, opened on
+//! the client's `initialize` with the client's own name and capabilities.
+
+pub mod rewrite;
+pub mod upstream;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rmcp::model::{
+    CallToolRequest, CallToolRequestParams, CallToolResponse, CallToolResult, ClientConfig,
+    ClientRequest, CompleteRequestParams, CompleteResult, ContentBlock, ErrorData,
+    GetPromptRequestParams, GetPromptResponse, Implementation, InitializeRequestParams,
+    InitializeResult, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, ServerResult,
+};
+use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
+use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
+use scratchpad_core::Scratchpad;
+
+use crate::error::{Error, Result};
+use crate::server::ScratchpadServer;
+use crate::tools;
+use rewrite::{CallInfo, ToolMap};
+pub use upstream::UpstreamSpec;
+use upstream::{ProgressMap, Upstream, UpstreamHandler};
+
+/// How long a tool call may run upstream before the client gets an error (and the upstream a
+/// cancellation), when none is configured.
+pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long any other request may take upstream.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// How to proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyOptions {
+    pub upstream: UpstreamSpec,
+    /// Offload threshold in bytes of serialized content; `None`: the configuration's. Per-tool
+    /// overrides of the configuration file win over both.
+    pub threshold: Option<usize>,
+    /// List the scratchpad tools only once a result has been offloaded.
+    pub lazy_tools: bool,
+    pub call_timeout: Duration,
+}
+
+impl ProxyOptions {
+    pub fn new(upstream: UpstreamSpec) -> Self {
+        Self {
+            upstream,
+            threshold: None,
+            lazy_tools: false,
+            call_timeout: DEFAULT_CALL_TIMEOUT,
+        }
+    }
+}
+
+/// One downstream session of the proxy.
+#[derive(Debug, Clone)]
+pub struct ProxyServer {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    pad: Scratchpad,
+    local: ScratchpadServer,
+    options: ProxyOptions,
+    upstream: tokio::sync::OnceCell<Upstream>,
+    progress: ProgressMap,
+    tools_changed: Arc<AtomicBool>,
+    tool_map: Mutex<Option<ToolMap>>,
+    /// Whether a result has been offloaded (with `lazy_tools`, the scratchpad tools appear then).
+    offloaded: AtomicBool,
+}
+
+const PROXY_INSTRUCTIONS: &str = "This server runs behind the scratchpad proxy. Tool results larger \
+than a few kilobytes are stored whole and replaced by a JSON reference with a preview (first and last \
+lines, error lines); read more with scratchpad_read (mode=grep, lines, tail, json). Every tool also \
+takes an optional `scratchpad` argument that saves its full output under a name, and any argument may \
+contain {{scratchpad:NAME}} (or {{scratchpad:NAME#lines=10-20}}) to pass a stored value without \
+reading it.";
+
+impl ProxyServer {
+    pub fn new(pad: Scratchpad, options: ProxyOptions) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                local: ScratchpadServer::new(pad.clone()),
+                pad,
+                options,
+                upstream: tokio::sync::OnceCell::new(),
+                progress: ProgressMap::default(),
+                tools_changed: Arc::new(AtomicBool::new(false)),
+                tool_map: Mutex::new(None),
+                offloaded: AtomicBool::new(false),
+            }),
+        }
+    }
+
+    /// Closes the upstream connection (a child process is reaped).
+    pub async fn shutdown(&self) {
+        if let Some(upstream) = self.inner.upstream.get() {
+            upstream.close().await;
+        }
+    }
+
+    async fn upstream(
+        &self,
+        context: &RequestContext<RoleServer>,
+        info: Option<ClientConfig>,
+    ) -> Result<&Upstream, ErrorData> {
+        let info = info
+            .or_else(|| context.peer.peer_info().map(|info| (*info).clone()))
+            .unwrap_or_default();
+        let handler = UpstreamHandler {
+            downstream: context.peer.clone(),
+            info,
+            progress: self.inner.progress.clone(),
+            tools_changed: self.inner.tools_changed.clone(),
+        };
+        self.inner
+            .upstream
+            .get_or_try_init(|| Upstream::connect(&self.inner.options.upstream, handler))
+            .await
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+    }
+
+    fn upstream_error(&self, err: ServiceError) -> ErrorData {
+        match err {
+            ServiceError::McpError(error) => error,
+            other => ErrorData::internal_error(self.describe(&other), None),
+        }
+    }
+
+    fn describe(&self, err: &ServiceError) -> String {
+        let label = self.inner.options.upstream.label();
+        match err {
+            ServiceError::TransportClosed | ServiceError::TransportSend(_) => format!(
+                "the upstream MCP server `{label}` is gone (it crashed, exited or closed the \
+                 connection); restart the proxy to reconnect"
+            ),
+            ServiceError::Timeout { timeout } => format!(
+                "the upstream MCP server `{label}` did not answer within {:.1} s; the request was \
+                 cancelled upstream",
+                timeout.as_secs_f64()
+            ),
+            other => format!("the upstream MCP server `{label}` failed: {other}"),
+        }
+    }
+
+    fn threshold_for(&self, tool: &str) -> usize {
+        let config = self.inner.pad.config();
+        config
+            .tools
+            .get(tool)
+            .and_then(|t| t.threshold_bytes)
+            .or(self.inner.options.threshold)
+            .unwrap_or(config.threshold_bytes)
+    }
+
+    fn scratchpad_tools_visible(&self) -> bool {
+        !self.inner.options.lazy_tools || self.inner.offloaded.load(Ordering::SeqCst)
+    }
+
+    async fn tool_map(&self, upstream: &Upstream) -> Result<ToolMap, ErrorData> {
+        let cached = self.inner.tool_map.lock().ok().and_then(|map| map.clone());
+        if let Some(map) = cached
+            && !self.inner.tools_changed.swap(false, Ordering::SeqCst)
+        {
+            return Ok(map);
+        }
+        Ok(self.list_upstream_tools(upstream).await?.1)
+    }
+
+    async fn list_upstream_tools(
+        &self,
+        upstream: &Upstream,
+    ) -> Result<(Vec<rmcp::model::Tool>, ToolMap), ErrorData> {
+        let listed = tokio::time::timeout(REQUEST_TIMEOUT, upstream.peer.list_all_tools())
+            .await
+            .map_err(|_| {
+                self.upstream_error(ServiceError::Timeout {
+                    timeout: REQUEST_TIMEOUT,
+                })
+            })?
+            .map_err(|err| self.upstream_error(err))?;
+        let reserved: Vec<String> = tools::definitions()
+            .iter()
+            .map(|t| t.name.to_string())
+            .collect();
+        let (tools, map) = rewrite::rewrite_tools(listed, &reserved);
+        if let Ok(mut cached) = self.inner.tool_map.lock() {
+            *cached = Some(map.clone());
+        }
+        Ok((tools, map))
+    }
+
+    async fn call_upstream(
+        &self,
+        mut request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        let map = self.tool_map(upstream).await?;
+        let listed = request.name.to_string();
+        let upstream_name = map
+            .upstream_names
+            .get(&listed)
+            .cloned()
+            .unwrap_or_else(|| listed.clone());
+        let mut args = request.arguments.take().unwrap_or_default();
+        let save_as =
+            match rewrite::take_save_as(map.own_scratchpad_arg.contains(&listed), &mut args) {
+                Ok(save_as) => save_as,
+                Err(message) => {
+                    return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
+                }
+            };
+        // Placeholders are resolved from the store, a blocking read.
+        let pad = self.inner.pad.clone();
+        let raw = serde_json::Value::Object(args);
+        let digest_args = raw.clone();
+        let resolved = blocking(move || pad.resolve_json(&raw)).await?;
+        let args = match resolved {
+            Ok(serde_json::Value::Object(args)) => args,
+            Ok(_) => rmcp::model::JsonObject::new(),
+            Err(err) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "{err}. The tool `{listed}` was not called: fix the {{{{scratchpad:NAME}}}} \
+                     placeholder (scratchpad_list shows the names of this session)."
+                ))]));
+            }
+        };
+        request.name = upstream_name.clone().into();
+        request.arguments = Some(args);
+        let downstream_token = context.meta.get_progress_token();
+        let handle = upstream
+            .peer
+            .send_cancellable_request(
+                ClientRequest::CallToolRequest(CallToolRequest::new(request)),
+                PeerRequestOptions::with_timeout(self.inner.options.call_timeout),
+            )
+            .await
+            .map_err(|err| self.upstream_error(err));
+        let handle = match handle {
+            Ok(handle) => handle,
+            Err(err) => return Ok(CallToolResult::error(vec![ContentBlock::text(err.message)])),
+        };
+        let upstream_token = handle.progress_token.clone();
+        if let (Some(token), Ok(mut map)) = (downstream_token, self.inner.progress.lock()) {
+            map.insert(upstream_token.clone(), token);
+        }
+        let request_id = handle.id.clone();
+        let response = tokio::select! {
+            response = handle.await_response() => Some(response),
+            () = context.ct.cancelled() => None,
+        };
+        if let Ok(mut map) = self.inner.progress.lock() {
+            map.remove(&upstream_token);
+        }
+        let response = match response {
+            Some(response) => response,
+            None => {
+                // The client cancelled: tell the upstream, whose answer no one waits for now.
+                let _ = upstream
+                    .peer
+                    .notify_cancelled(rmcp::model::CancelledNotificationParam::new(
+                        Some(request_id),
+                        Some("cancelled by the client".into()),
+                    ))
+                    .await;
+                return Err(ErrorData::internal_error("cancelled by the client", None));
+            }
+        };
+        let result = match response {
+            Ok(ServerResult::CallToolResult(result)) => result.mark_complete(),
+            Ok(_) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                    "the upstream server answered `{listed}` with something other than a tool \
+                     result, which the scratchpad proxy does not pass on"
+                ))]));
+            }
+            Err(ServiceError::McpError(error)) => return Err(error),
+            Err(other) => {
+                return Ok(CallToolResult::error(vec![ContentBlock::text(
+                    self.describe(&other),
+                )]));
+            }
+        };
+        let call = CallInfo {
+            tool: upstream_name,
+            args: digest_args,
+            server: Some(self.inner.options.upstream.label()),
+            threshold: self.threshold_for(&listed),
+            save_as,
+        };
+        let pad = self.inner.pad.clone();
+        let outcome = blocking(move || rewrite::offload_result(&pad, &call, result)).await?;
+        match outcome {
+            Ok(result) => {
+                let offloaded = result
+                    .content
+                    .iter()
+                    .any(|block| matches!(block, ContentBlock::ResourceLink(_)));
+                // The first offload shows the read tools to a client that was kept quiet.
+                if offloaded
+                    && !self.inner.offloaded.swap(true, Ordering::SeqCst)
+                    && self.inner.options.lazy_tools
+                {
+                    let _ = context.peer.notify_tool_list_changed().await;
+                }
+                Ok(result)
+            }
+            Err(err) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
+                "the tool ran, but the scratchpad could not store its output: {err}"
+            ))])),
+        }
+    }
+}
+
+impl ServerHandler for ProxyServer {
+    fn get_info(&self) -> ServerConfig {
+        let upstream_info = self
+            .inner
+            .upstream
+            .get()
+            .and_then(|upstream| upstream.peer.peer_info());
+        let mut capabilities = upstream_info
+            .as_ref()
+            .map(|info| info.capabilities.clone())
+            .unwrap_or_default();
+        let mut tools = capabilities.tools.clone().unwrap_or_default();
+        tools.list_changed = Some(true);
+        capabilities.tools = Some(tools);
+        if capabilities.resources.is_none() {
+            // The resource links of offloaded results are readable through the proxy.
+            capabilities.resources = ServerCapabilities::builder()
+                .enable_resources()
+                .build()
+                .resources;
+        }
+        let server_info = upstream_info
+            .as_ref()
+            .and_then(|info| info.server_info.clone())
+            .unwrap_or_else(|| Implementation::new("scratchpad-proxy", env!("CARGO_PKG_VERSION")));
+        let instructions = match upstream_info.as_ref().and_then(|i| i.instructions.clone()) {
+            Some(theirs) => format!("{theirs}\n\n{PROXY_INSTRUCTIONS}"),
+            None => PROXY_INSTRUCTIONS.to_owned(),
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(server_info)
+            .with_instructions(instructions)
+    }
+
+    async fn initialize(
+        &self,
+        request: InitializeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<InitializeResult, ErrorData> {
+        context.peer.set_peer_info(request.clone());
+        self.upstream(&context, Some(request.clone())).await?;
+        self.negotiate_initialize(&request)
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        let (mut listed, _) = self.list_upstream_tools(upstream).await?;
+        if self.scratchpad_tools_visible() {
+            listed.extend(tools::definitions());
+        }
+        Ok(ListToolsResult::with_all_items(listed))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, ErrorData> {
+        if tools::is_scratchpad_tool(&request.name) {
+            let args = request.arguments.clone().unwrap_or_default();
+            if let Some(result) = tools::call(&self.inner.pad, &request.name, args).await {
+                return Ok(result.into());
+            }
+        }
+        self.call_upstream(request, context).await.map(Into::into)
+    }
+
+    async fn list_prompts(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        self.forward(upstream.peer.list_prompts(request))
+            .await
+            .map(MarkComplete::mark_complete)
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        self.forward(upstream.peer.get_prompt(request))
+            .await
+            .map(|result| result.mark_complete().into())
+    }
+
+    async fn list_resources(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        if !upstream_has_resources(upstream) {
+            return Ok(ListResourcesResult::default().mark_complete());
+        }
+        self.forward(upstream.peer.list_resources(request))
+            .await
+            .map(MarkComplete::mark_complete)
+    }
+
+    async fn list_resource_templates(
+        &self,
+        request: Option<PaginatedRequestParams>,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        let mut templates = if upstream_has_resources(upstream) {
+            self.forward(upstream.peer.list_resource_templates(request))
+                .await?
+                .mark_complete()
+        } else {
+            ListResourceTemplatesResult::default().mark_complete()
+        };
+        let own = self
+            .inner
+            .local
+            .list_resource_templates(None, context)
+            .await?;
+        templates.resource_templates.extend(own.resource_templates);
+        Ok(templates)
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, ErrorData> {
+        if request.uri.starts_with("scratchpad://") {
+            return self.inner.local.read_resource(request, context).await;
+        }
+        let upstream = self.upstream(&context, None).await?;
+        self.forward(upstream.peer.read_resource(request))
+            .await
+            .map(|result| result.mark_complete().into())
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        self.forward(upstream.peer.complete(request))
+            .await
+            .map(MarkComplete::mark_complete)
+    }
+
+    #[expect(deprecated, reason = "logging is still what most upstreams speak")]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), ErrorData> {
+        let upstream = self.upstream(&context, None).await?;
+        self.forward(upstream.peer.set_level(request)).await
+    }
+}
+
+impl ProxyServer {
+    /// One forwarded request, bounded in time; a dropped future cancels it upstream.
+    async fn forward<T>(
+        &self,
+        request: impl Future<Output = Result<T, ServiceError>>,
+    ) -> Result<T, ErrorData> {
+        match tokio::time::timeout(REQUEST_TIMEOUT, request).await {
+            Ok(result) => result.map_err(|err| self.upstream_error(err)),
+            Err(_) => Err(self.upstream_error(ServiceError::Timeout {
+                timeout: REQUEST_TIMEOUT,
+            })),
+        }
+    }
+}
+
+/// Results from an upstream that speaks an older protocol carry no `resultType`; 2026-07-28 clients
+/// require it. Marking them complete is what the upstream meant: rmcp strips the field again for
+/// clients on older versions.
+trait MarkComplete {
+    fn mark_complete(self) -> Self;
+}
+
+macro_rules! mark_complete {
+    ($($t:ty),*) => {$(
+        impl MarkComplete for $t {
+            fn mark_complete(mut self) -> Self {
+                self.result_type.get_or_insert(rmcp::model::ResultType::COMPLETE);
+                self
+            }
+        }
+    )*};
+}
+
+mark_complete!(
+    CallToolResult,
+    ListPromptsResult,
+    rmcp::model::GetPromptResult,
+    ListResourcesResult,
+    ListResourceTemplatesResult,
+    rmcp::model::ReadResourceResult,
+    CompleteResult
+);
+
+fn upstream_has_resources(upstream: &Upstream) -> bool {
+    upstream
+        .peer
+        .peer_info()
+        .is_some_and(|info| info.capabilities.resources.is_some())
+}
+
+/// Runs store work on the blocking pool; a panic there is an internal error, not a crash.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, ErrorData> {
+    tokio::task::spawn_blocking(work).await.map_err(|err| {
+        ErrorData::internal_error(format!("the request stopped unexpectedly: {err}"), None)
+    })
+}
+
+/// Proxies MCP on stdin/stdout to the upstream until the client closes the connection; the
+/// upstream is then closed (a child process is reaped).
+pub fn serve_proxy_stdio(pad: Scratchpad, options: ProxyOptions) -> Result<()> {
+    let proxy = ProxyServer::new(pad.clone(), options);
+    crate::run_to_completion(pad, async move {
+        let running = proxy
+            .clone()
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|err| Error::Protocol(err.to_string()))?;
+        let outcome = running.waiting().await;
+        proxy.shutdown().await;
+        outcome.map_err(|err| Error::Protocol(err.to_string()))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,251 @@
+//! `scratchpad mcp proxy` end to end: the official Python SDK client and the TypeScript SDK client (which
+//! validates structured content against output schemas) → the proxy → the real npm reference servers
+//! (`@modelcontextprotocol/server-filesystem`, `@modelcontextprotocol/server-everything`), over stdio
+//! and streamable HTTP.
+//!
+//! The Python virtualenv and the Node prefix are set up by `scripts/python-env` and `scripts/node-env`
+//! (run once per test process). If either cannot be set up these tests fail; they never skip.
+
+use std::io::{BufRead as _, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::OnceLock;
+
+use crate::common::Pad;
+
+/// A directory with a small file and an 800 KB build log whose one error line sits in the middle.
+fn fixture_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("small.txt"), "hello from a small file\n").unwrap();
+    let mut log = String::new();
+    for i in 1..12_000 {
+        if i == 7_321 {
+            log.push_str(&format!(
+                "line {i} ERROR linker failed for crate-{i}: undefined symbol `frob`\n"
+            ));
+        } else {
+            log.push_str(&format!(
+                "line {i} compiling crate-{i} (rustc -C opt-level=3, 24 units)\n"
+            ));
+        }
+    }
+    log.push_str("line 12000 finished build\n");
+    assert!((700_000..900_000).contains(&log.len()), "{}", log.len());
+    std::fs::write(dir.path().join("build.log"), log).unwrap();
+    dir
+}
+
+#[test]
+fn python_client_through_the_proxy_to_server_filesystem_offloads_and_passes_by_reference() {
+    for mode in ["legacy", "auto"] {
+        let pad = Pad::new();
+        let dir = fixture_dir();
+        let root = dir.path().canonicalize().unwrap();
+        let flow = python_flow(&[
+            "filesystem",
+            mode,
+            bin(),
+            &pad.store,
+            path_str(node_prefix()),
+            path_str(&root),
+        ]);
+        assert!(
+            flow.contains("offloaded as read_text_file_"),
+            "{mode}: {flow}"
+        );
+        // The entry is in the store the proxy was given, under the proxy's session.
+        let ls = pad.ok(&["--session", "proxy", "ls"]);
+        assert!(ls.contains("greeting"), "{ls}");
+    }
+}
+
+#[test]
+fn python_client_through_the_proxy_to_server_everything_over_stdio() {
+    for mode in ["legacy", "auto"] {
+        let pad = Pad::new();
+        let flow = python_flow(&[
+            "everything",
+            mode,
+            bin(),
+            &pad.store,
+            path_str(node_prefix()),
+        ]);
+        assert!(flow.contains("offloaded as echo_"), "{mode}: {flow}");
+    }
+}
+
+#[test]
+fn python_client_through_the_proxy_to_server_everything_over_http() {
+    let upstream = HttpUpstream::start();
+    for mode in ["legacy", "auto"] {
+        let pad = Pad::new();
+        let flow = python_flow(&["everything-http", mode, bin(), &pad.store, &upstream.url]);
+        assert!(flow.contains("offloaded as echo_"), "{mode}: {flow}");
+    }
+}
+
+#[test]
+fn an_upstream_crash_is_a_clear_error_not_a_hang() {
+    let pad = Pad::new();
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("upstream.pid");
+    let flow = python_flow(&[
+        "crash",
+        "legacy",
+        bin(),
+        &pad.store,
+        path_str(node_prefix()),
+        path_str(&pidfile),
+    ]);
+    assert!(flow.contains("upstream crash reported"), "{flow}");
+}
+
+#[test]
+fn typescript_sdk_client_accepts_every_result_against_the_output_schemas() {
+    let pad = Pad::new();
+    let dir = fixture_dir();
+    let root = dir.path().canonicalize().unwrap();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/strict_client.mjs");
+    let output = Command::new(node_prefix().join("node_modules/node/bin/node"))
+        .arg(script)
+        .args([
+            bin(),
+            pad.store.as_str(),
+            path_str(node_prefix()),
+            path_str(&root),
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.starts_with("ok "),
+        "strict_client.mjs failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}
+
+#[test]
+fn proxy_without_an_upstream_says_how_to_give_one() {
+    let pad = Pad::new();
+    let run = pad.run(&["mcp", "proxy"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("--upstream-url"), "{}", run.stderr);
+    let help = pad.ok(&["mcp", "proxy", "--help"]);
+    assert!(
+        help.contains("--threshold") && help.contains("--lazy-tools"),
+        "{help}"
+    );
+}
+
+/// server-everything serving streamable HTTP on a free port.
+struct HttpUpstream {
+    child: Child,
+    url: String,
+}
+
+impl HttpUpstream {
+    fn start() -> Self {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let mut child = Command::new(node_prefix().join("node_modules/node/bin/node"))
+            .arg(
+                node_prefix()
+                    .join("node_modules/@modelcontextprotocol/server-everything/dist/index.js"),
+            )
+            .arg("streamableHttp")
+            .env("PORT", port.to_string())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let read = stderr.read_line(&mut line).unwrap();
+            assert!(read > 0, "server-everything exited before listening");
+            if line.contains("listening on port") {
+                break;
+            }
+        }
+        // Keep draining its stderr so it never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Self {
+            child,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+        }
+    }
+}
+
+impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn path_str(path: &Path) -> &str {
+    path.to_str().unwrap()
+}
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_scratchpad")
+}
+
+fn workspace() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .parent()
+        .unwrap()
+}
+
+/// Runs the proxy-flow script and returns its `ok …` line, failing the test with its stderr otherwise.
+fn python_flow(args: &[&str]) -> String {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_proxy_flow.py");
+    let output = Command::new(python_interpreter())
+        .arg(script)
+        .args(args)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success() && stdout.starts_with("ok "),
+        "mcp_proxy_flow.py {args:?} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn python_interpreter() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| setup("python-env", "the MCP Python SDK (pip install mcp)"))
+}
+
+fn node_prefix() -> &'static Path {
+    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
+    PREFIX.get_or_init(|| {
+        setup(
+            "node-env",
+            "Node 22, server-everything, server-filesystem and the TypeScript SDK",
+        )
+    })
+}
+
+/// Runs `scripts/NAME`, which installs `what` if needed and prints where it is.
+fn setup(name: &str, what: &str) -> PathBuf {
+    let script = workspace().join("scripts").join(name);
+    let output = Command::new(&script)
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
+    assert!(
+        output.status.success(),
+        "{} could not set up {what}; these tests need it and do not skip:\n{}",
+        script.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
+}
