@@ -149,6 +149,19 @@ async def everything_flow(client: Client) -> str:
     _, head = await call(client, "scratchpad_read", {"ref": image["scratchpad"], "mode": "bytes", "length": 8})
     check("iVBORw0KGgo" in head, f"stored as PNG bytes: {head}")
 
+    # Progress notifications from the upstream reach the client, on the client's own token.
+    steps: list[float] = []
+
+    async def on_progress(progress, total, message):
+        steps.append(progress)
+
+    result = await client.call_tool("trigger-long-running-operation", {"duration": 1, "steps": 3},
+                                    progress_callback=on_progress)
+    check("completed" in text_of(result), text_of(result))
+    # Known gap: the last update can be forwarded after the result, and a 2026-07-28 client then drops
+    # it; so this checks that progress arrives in order, not that every update does.
+    check(steps[:1] == [1] and steps == sorted(steps) and len(steps) >= 2, f"progress forwarded: {steps}")
+
     big = "\n".join(f"row {i} value {i * 7}" for i in range(1, 20_001))
     await call(client, "scratchpad_write", {"name": "rows", "content": big})
     result, text = await call(client, "echo", {"message": "{{scratchpad:rows}}"})
@@ -182,6 +195,27 @@ async def crash_flow(client: Client, pidfile: str) -> str:
     return f"upstream crash reported: {text[:120]}"
 
 
+async def malformed_flow(client: Client) -> str:
+    """An upstream that garbles one answer and never sends another: clear errors, no hang."""
+    answers = []
+    for tool in ("garble", "silent"):
+        try:
+            result = await asyncio.wait_for(client.call_tool(tool, {}), timeout=30)
+            text = text_of(result)
+            check(bool(result.is_error), f"{tool}: a broken answer is an error: {text}")
+        except asyncio.TimeoutError:
+            raise AssertionError(f"the proxy hung on {tool}")
+        except Exception as err:  # a protocol error is also a clear answer
+            text = str(err)
+        check(text.strip() != "", f"{tool}: the error says something")
+        answers.append(f"{tool}: {text[:300]}")
+    # The proxy still serves: the scratchpad answers, and so does the upstream if it still runs.
+    await call(client, "scratchpad_list", {})
+    result = await asyncio.wait_for(client.call_tool("echo", {}), timeout=30)
+    answers.append(f"echo afterwards: {text_of(result)[:60]}")
+    return "; ".join(answers)
+
+
 async def main(argv: list[str]) -> str:
     flow, mode, binary, store = argv[:4]
     if flow == "filesystem":
@@ -203,6 +237,10 @@ async def main(argv: list[str]) -> str:
         script = f'echo $$ > "{pidfile}"; exec "{node(prefix)}" "{package(prefix, "server-everything")}" stdio'
         async with proxy(binary, store, ["sh", "-c", script], mode, ["--call-timeout", "20"]) as client:
             return await crash_flow(client, pidfile)
+    if flow == "malformed":
+        upstream = [sys.executable, os.path.join(os.path.dirname(__file__), "garbling_upstream.py")]
+        async with proxy(binary, store, upstream, mode, ["--call-timeout", "3"]) as client:
+            return await malformed_flow(client)
     raise SystemExit(f"unknown flow {flow}")
 
 

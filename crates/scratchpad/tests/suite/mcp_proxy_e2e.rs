@@ -25,12 +25,12 @@ fn fixture_dir() -> tempfile::TempDir {
             ));
         } else {
             log.push_str(&format!(
-                "line {i} compiling crate-{i} (rustc -C opt-level=3, 24 units)\n"
+                "line {i} compiling crate-{i} (rustc -C opt-level=3, 24 units, 1 warn)\n"
             ));
         }
     }
     log.push_str("line 12000 finished build\n");
-    assert!((700_000..900_000).contains(&log.len()), "{}", log.len());
+    assert!((800_000..900_000).contains(&log.len()), "{}", log.len());
     std::fs::write(dir.path().join("build.log"), log).unwrap();
     dir
 }
@@ -98,6 +98,24 @@ fn an_upstream_crash_is_a_clear_error_not_a_hang() {
         path_str(&pidfile),
     ]);
     assert!(flow.contains("upstream crash reported"), "{flow}");
+}
+
+#[test]
+fn a_malformed_or_silent_upstream_gives_clear_errors_not_a_hang() {
+    let pad = Pad::new();
+    let flow = python_flow(&["malformed", "legacy", bin(), &pad.store]);
+    assert!(
+        flow.contains("something other than a tool result"),
+        "the garbled answer is named: {flow}"
+    );
+    assert!(
+        flow.contains("echo afterwards: echo ok"),
+        "the proxy and upstream still serve: {flow}"
+    );
+    assert!(
+        flow.contains("did not answer"),
+        "the silent call names the timeout: {flow}"
+    );
 }
 
 #[test]
