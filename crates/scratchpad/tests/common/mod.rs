@@ -1,5 +1,7 @@
 //! Helpers shared by the CLI tests: a throwaway store and a way to run the binary against it.
 
+pub mod clients;
+
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 

@@ -1,15 +1,15 @@
 //! `scratchpad mcp serve` end to end: the official MCP Python SDK client over stdio and HTTP in both
 //! protocol eras, and the `@modelcontextprotocol/conformance` server scenarios over HTTP.
 //!
-//! The Python virtualenv and the Node prefix are set up by `scripts/python-env` and `scripts/node-env`
-//! (run once per test process). If either cannot be set up these tests fail; they never skip.
+//! The clients come from `common::clients` (set up once per process; they fail, never skip).
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::sync::OnceLock;
+use std::process::{Child, Command, Stdio};
 
 use crate::common::Pad;
+use crate::common::clients::{bin, node_prefix, python, python_flow};
+
+const FLOW: &str = "mcp_user_flow.py";
 
 const TOKEN_A: &str = "e2e-token-alice-0123456789";
 const TOKEN_B: &str = "e2e-token-bob-9876543210ab";
@@ -32,9 +32,9 @@ fn python_client_over_stdio_in_both_eras_keeps_notes_across_runs() {
     let pad = Pad::new();
     for mode in ["legacy", "auto"] {
         let session = format!("stdio-{mode}");
-        let flow = python_flow(&["stdio", mode, bin(), &pad.store, &session]);
+        let flow = python_flow(FLOW, &["stdio", mode, bin(), &pad.store, &session]);
         assert!(flow.contains("log sliced"), "{flow}");
-        let reopened = python_flow(&["stdio-reopen", mode, bin(), &pad.store, &session]);
+        let reopened = python_flow(FLOW, &["stdio-reopen", mode, bin(), &pad.store, &session]);
         assert!(reopened.contains("survived"), "{reopened}");
     }
     // Both sessions kept their plan, each in its own session.
@@ -51,7 +51,7 @@ fn python_client_over_stdio_in_both_eras_keeps_notes_across_runs() {
 fn python_client_over_stdio_on_postgres_shares_notes_with_the_cli() {
     let pad = crate::suite::postgres::pg_pad();
     let session = format!("mcp-e2e-{}", std::process::id());
-    let flow = python_flow(&["stdio", "auto", bin(), &pad.store, &session]);
+    let flow = python_flow(FLOW, &["stdio", "auto", bin(), &pad.store, &session]);
     assert!(flow.contains("log sliced"), "{flow}");
     let plan = pad.ok(&["--session", &session, "read", "plan"]);
     assert!(plan.contains("- [x] find the failing job"), "{plan}");
@@ -70,7 +70,7 @@ fn python_client_over_http_in_both_eras() {
     let pad = Pad::new();
     let server = Server::start(&pad, &["--http", "127.0.0.1:0"], &[]);
     for mode in ["legacy", "auto"] {
-        let flow = python_flow(&["http", mode, &server.url, "-"]);
+        let flow = python_flow(FLOW, &["http", mode, &server.url, "-"]);
         assert!(flow.contains("log sliced"), "{mode}: {flow}");
     }
 }
@@ -90,11 +90,14 @@ fn python_clients_with_different_tokens_cannot_see_each_other() {
         server.banner
     );
     for mode in ["legacy", "auto"] {
-        let flow = python_flow(&["http-isolation", mode, &server.url, TOKEN_A, TOKEN_B]);
+        let flow = python_flow(
+            FLOW,
+            &["http-isolation", mode, &server.url, TOKEN_A, TOKEN_B],
+        );
         assert!(flow.contains("two sessions"), "{mode}: {flow}");
     }
     // Without a token the same server answers 401 through the SDK too.
-    let denied = python(&["http", "legacy", &server.url, "-"]);
+    let denied = python(FLOW, &["http", "legacy", &server.url, "-"]);
     assert!(
         !denied.status.success(),
         "an unauthenticated client must be refused"
@@ -192,81 +195,4 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_scratchpad")
-}
-
-fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-}
-
-/// Runs the user-flow script and returns its `ok …` line, failing the test with its stderr otherwise.
-fn python_flow(args: &[&str]) -> String {
-    let output = python(args);
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    // The stdio server's stderr reaches the client's stderr.
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(
-        output.status.success() && stdout.starts_with("ok "),
-        "mcp_user_flow.py {:?} failed:\n{stdout}\n{stderr}",
-        shown(args)
-    );
-    assert!(
-        !stderr.contains("panicked"),
-        "the server panicked:\n{stderr}"
-    );
-    stdout
-}
-
-/// The arguments as a failure message may show them: a store URL can hold a password.
-fn shown(args: &[&str]) -> Vec<String> {
-    args.iter()
-        .map(|arg| {
-            if arg.contains("://") && arg.contains('@') {
-                "<store URL>".to_owned()
-            } else {
-                (*arg).to_owned()
-            }
-        })
-        .collect()
-}
-
-fn python(args: &[&str]) -> Output {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_user_flow.py");
-    Command::new(python_interpreter())
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap()
-}
-
-fn python_interpreter() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| setup("python-env", "the MCP Python SDK (pip install mcp)"))
-}
-
-fn node_prefix() -> &'static Path {
-    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
-    PREFIX.get_or_init(|| setup("node-env", "Node 22 and @modelcontextprotocol/conformance"))
-}
-
-/// Runs `scripts/NAME`, which installs `what` if needed and prints where it is.
-fn setup(name: &str, what: &str) -> PathBuf {
-    let script = workspace().join("scripts").join(name);
-    let output = Command::new(&script)
-        .output()
-        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
-    assert!(
-        output.status.success(),
-        "{} could not set up {what}; these tests need it and do not skip:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }

@@ -3,15 +3,16 @@
 //! (`@modelcontextprotocol/server-filesystem`, `@modelcontextprotocol/server-everything`), over stdio
 //! and streamable HTTP.
 //!
-//! The Python virtualenv and the Node prefix are set up by `scripts/python-env` and `scripts/node-env`
-//! (run once per test process). If either cannot be set up these tests fail; they never skip.
+//! The clients come from `common::clients` (set up once per process; they fail, never skip).
 
 use std::io::{BufRead as _, BufReader};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
 
 use crate::common::Pad;
+use crate::common::clients::{bin, node_prefix, path_str, python_flow};
+
+const FLOW: &str = "mcp_proxy_flow.py";
 
 /// A directory with a small file and an 800 KB build log whose one error line sits in the middle.
 fn fixture_dir() -> tempfile::TempDir {
@@ -41,14 +42,17 @@ fn python_client_through_the_proxy_to_server_filesystem_offloads_and_passes_by_r
         let pad = Pad::new();
         let dir = fixture_dir();
         let root = dir.path().canonicalize().unwrap();
-        let flow = python_flow(&[
-            "filesystem",
-            mode,
-            bin(),
-            &pad.store,
-            path_str(node_prefix()),
-            path_str(&root),
-        ]);
+        let flow = python_flow(
+            FLOW,
+            &[
+                "filesystem",
+                mode,
+                bin(),
+                &pad.store,
+                path_str(node_prefix()),
+                path_str(&root),
+            ],
+        );
         assert!(
             flow.contains("offloaded as read_text_file_"),
             "{mode}: {flow}"
@@ -63,13 +67,16 @@ fn python_client_through_the_proxy_to_server_filesystem_offloads_and_passes_by_r
 fn python_client_through_the_proxy_to_server_everything_over_stdio() {
     for mode in ["legacy", "auto"] {
         let pad = Pad::new();
-        let flow = python_flow(&[
-            "everything",
-            mode,
-            bin(),
-            &pad.store,
-            path_str(node_prefix()),
-        ]);
+        let flow = python_flow(
+            FLOW,
+            &[
+                "everything",
+                mode,
+                bin(),
+                &pad.store,
+                path_str(node_prefix()),
+            ],
+        );
         assert!(flow.contains("offloaded as echo_"), "{mode}: {flow}");
     }
 }
@@ -79,7 +86,10 @@ fn python_client_through_the_proxy_to_server_everything_over_http() {
     let upstream = HttpUpstream::start();
     for mode in ["legacy", "auto"] {
         let pad = Pad::new();
-        let flow = python_flow(&["everything-http", mode, bin(), &pad.store, &upstream.url]);
+        let flow = python_flow(
+            FLOW,
+            &["everything-http", mode, bin(), &pad.store, &upstream.url],
+        );
         assert!(flow.contains("offloaded as echo_"), "{mode}: {flow}");
     }
 }
@@ -89,21 +99,24 @@ fn an_upstream_crash_is_a_clear_error_not_a_hang() {
     let pad = Pad::new();
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("upstream.pid");
-    let flow = python_flow(&[
-        "crash",
-        "legacy",
-        bin(),
-        &pad.store,
-        path_str(node_prefix()),
-        path_str(&pidfile),
-    ]);
+    let flow = python_flow(
+        FLOW,
+        &[
+            "crash",
+            "legacy",
+            bin(),
+            &pad.store,
+            path_str(node_prefix()),
+            path_str(&pidfile),
+        ],
+    );
     assert!(flow.contains("upstream crash reported"), "{flow}");
 }
 
 #[test]
 fn a_malformed_or_silent_upstream_gives_clear_errors_not_a_hang() {
     let pad = Pad::new();
-    let flow = python_flow(&["malformed", "legacy", bin(), &pad.store]);
+    let flow = python_flow(FLOW, &["malformed", "legacy", bin(), &pad.store]);
     assert!(
         flow.contains("something other than a tool result"),
         "the garbled answer is named: {flow}"
@@ -203,67 +216,4 @@ impl Drop for HttpUpstream {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn path_str(path: &Path) -> &str {
-    path.to_str().unwrap()
-}
-
-fn bin() -> &'static str {
-    env!("CARGO_BIN_EXE_scratchpad")
-}
-
-fn workspace() -> &'static Path {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .unwrap()
-        .parent()
-        .unwrap()
-}
-
-/// Runs the proxy-flow script and returns its `ok …` line, failing the test with its stderr otherwise.
-fn python_flow(args: &[&str]) -> String {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/mcp_proxy_flow.py");
-    let output = Command::new(python_interpreter())
-        .arg(script)
-        .args(args)
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
-    assert!(
-        output.status.success() && stdout.starts_with("ok "),
-        "mcp_proxy_flow.py {args:?} failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    stdout
-}
-
-fn python_interpreter() -> &'static Path {
-    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
-    PYTHON.get_or_init(|| setup("python-env", "the MCP Python SDK (pip install mcp)"))
-}
-
-fn node_prefix() -> &'static Path {
-    static PREFIX: OnceLock<PathBuf> = OnceLock::new();
-    PREFIX.get_or_init(|| {
-        setup(
-            "node-env",
-            "Node 22, server-everything, server-filesystem and the TypeScript SDK",
-        )
-    })
-}
-
-/// Runs `scripts/NAME`, which installs `what` if needed and prints where it is.
-fn setup(name: &str, what: &str) -> PathBuf {
-    let script = workspace().join("scripts").join(name);
-    let output = Command::new(&script)
-        .output()
-        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
-    assert!(
-        output.status.success(),
-        "{} could not set up {what}; these tests need it and do not skip:\n{}",
-        script.display(),
-        String::from_utf8_lossy(&output.stderr)
-    );
-    PathBuf::from(String::from_utf8_lossy(&output.stdout).trim())
 }
