@@ -253,19 +253,17 @@ fn read_whole(pad: &Scratchpad, name: &str, uri: &str) -> Result<ResourceContent
     reader
         .read_to_end(&mut bytes)
         .map_err(|err| ErrorData::internal_error(format!("reading `{name}`: {err}"), None))?;
-    let mime = render::mime_type(&info);
-    Ok(match (info.kind, String::from_utf8(bytes)) {
-        (Kind::Text | Kind::Json, Ok(text)) => ResourceContents::text(text, uri),
-        (_, Ok(text)) => ResourceContents::blob(
-            base64::engine::general_purpose::STANDARD.encode(text.as_bytes()),
-            uri,
-        ),
-        (_, Err(err)) => ResourceContents::blob(
-            base64::engine::general_purpose::STANDARD.encode(err.as_bytes()),
-            uri,
-        ),
-    }
-    .with_mime_type(mime))
+    let blob = |bytes: &[u8]| {
+        ResourceContents::blob(base64::engine::general_purpose::STANDARD.encode(bytes), uri)
+    };
+    let contents = match info.kind {
+        Kind::Text | Kind::Json => match String::from_utf8(bytes) {
+            Ok(text) => ResourceContents::text(text, uri),
+            Err(err) => blob(err.as_bytes()),
+        },
+        Kind::Binary => blob(&bytes),
+    };
+    Ok(contents.with_mime_type(render::mime_type(&info)))
 }
 
 /// Runs engine work on the blocking pool; a panic there is an internal error, not a crash.

@@ -99,11 +99,11 @@ pub fn is_scratchpad_tool(name: &str) -> bool {
 /// Runs one scratchpad tool call. Every failure of the tool's job, including bad arguments, is a
 /// result with `isError: true` whose message says what to do next. `None`: not a scratchpad tool.
 pub async fn call(pad: &Scratchpad, name: &str, args: JsonObject) -> Option<CallToolResult> {
-    let pad = pad.clone();
-    let name = name.to_owned();
-    if !is_scratchpad_tool(&name) {
+    if !is_scratchpad_tool(name) {
         return None;
     }
+    let pad = pad.clone();
+    let name = name.to_owned();
     // The engine is synchronous (SQLite or a blocking PostgreSQL client): keep it off the async workers.
     let outcome = tokio::task::spawn_blocking(move || dispatch(&pad, &name, args)).await;
     Some(match outcome {
