@@ -30,7 +30,7 @@ use crate::server::ScratchpadServer;
 use crate::tools;
 use rewrite::{CallInfo, ToolMap};
 pub use upstream::UpstreamSpec;
-use upstream::{ProgressMap, Upstream, UpstreamHandler};
+use upstream::{DownstreamProgress, Upstream, UpstreamHandler};
 
 /// How long a tool call may run upstream before the client gets an error (and the upstream a
 /// cancellation), when none is configured.
@@ -73,7 +73,6 @@ struct Inner {
     local: ScratchpadServer,
     options: ProxyOptions,
     upstream: tokio::sync::OnceCell<Upstream>,
-    progress: ProgressMap,
     tools_changed: Arc<AtomicBool>,
     tool_map: Mutex<Option<ToolMap>>,
     /// Whether a result has been offloaded (with `lazy_tools`, the scratchpad tools appear then).
@@ -95,7 +94,6 @@ impl ProxyServer {
                 pad,
                 options,
                 upstream: tokio::sync::OnceCell::new(),
-                progress: ProgressMap::default(),
                 tools_changed: Arc::new(AtomicBool::new(false)),
                 tool_map: Mutex::new(None),
                 offloaded: AtomicBool::new(false),
@@ -121,7 +119,6 @@ impl ProxyServer {
         let handler = UpstreamHandler {
             downstream: context.peer.clone(),
             info,
-            progress: self.inner.progress.clone(),
             tools_changed: self.inner.tools_changed.clone(),
         };
         self.inner
@@ -239,11 +236,14 @@ impl ProxyServer {
         };
         request.name = upstream_name.clone().into();
         request.arguments = Some(args);
-        let downstream_token = context.meta.get_progress_token();
+        let mut request = CallToolRequest::new(request);
+        if let Some(token) = context.meta.get_progress_token() {
+            request.extensions.insert(DownstreamProgress(token));
+        }
         let handle = upstream
             .peer
             .send_cancellable_request(
-                ClientRequest::CallToolRequest(CallToolRequest::new(request)),
+                ClientRequest::CallToolRequest(request),
                 PeerRequestOptions::with_timeout(self.inner.options.call_timeout),
             )
             .await
@@ -253,17 +253,14 @@ impl ProxyServer {
             Err(err) => return Ok(CallToolResult::error(vec![ContentBlock::text(err.message)])),
         };
         let upstream_token = handle.progress_token.clone();
-        if let (Some(token), Ok(mut map)) = (downstream_token, self.inner.progress.lock()) {
-            map.insert(upstream_token.clone(), token);
-        }
         let request_id = handle.id.clone();
         let response = tokio::select! {
             response = handle.await_response() => Some(response),
             () = context.ct.cancelled() => None,
         };
-        if let Ok(mut map) = self.inner.progress.lock() {
-            map.remove(&upstream_token);
-        }
+        // Every update the upstream sent before its result reaches the client before the result.
+        upstream.progress.settled().await;
+        upstream.progress.release(&upstream_token);
         let response = match response {
             Some(response) => response,
             None => {

@@ -1,21 +1,28 @@
 //! The connection to the upstream server: a child process over stdio (killed and reaped when the
-//! proxy closes it) or a streamable-HTTP endpoint. Its notifications go on to the downstream client.
+//! proxy closes it) or a streamable-HTTP endpoint. Its notifications go on to the downstream client;
+//! progress updates in the order the upstream sent them, and all of a call's updates before its
+//! result (see [`ProgressRelay`]).
 #![expect(
     deprecated,
     reason = "logging and sampling are deprecated by SEP-2577, but upstreams still send them"
 )]
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use rmcp::model::{
-    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ErrorData, ListRootsResult,
-    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
-    ResourceUpdatedNotificationParam,
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ErrorData, GetExtensions as _,
+    GetMeta as _, JsonRpcMessage, ListRootsResult, LoggingMessageNotificationParam,
+    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerNotification,
 };
-use rmcp::service::{NotificationContext, RequestContext, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::service::{
+    NotificationContext, RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+};
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient, RoleServer, ServiceExt as _};
+use tokio::sync::{mpsc, watch};
 
 use crate::error::{Error, Result};
 
@@ -41,8 +48,121 @@ impl UpstreamSpec {
     }
 }
 
-/// Upstream progress tokens (picked by the proxy's client) → the downstream client's own tokens.
-pub type ProgressMap = Arc<Mutex<HashMap<ProgressToken, ProgressToken>>>;
+/// Marks an upstream request whose progress goes to the downstream client under this token; carried
+/// in the request's extensions down to the transport, which learns the upstream token there.
+#[derive(Debug, Clone)]
+pub struct DownstreamProgress(pub ProgressToken);
+
+/// Relays the upstream's progress notifications to the downstream client.
+///
+/// rmcp hands every notification to its own task, so a call's last update could reach the client
+/// after the call's result, where a 2026-07-28 client drops it. The relay instead sees messages in
+/// the order the transport reads them: updates are queued in that order and forwarded one by one,
+/// and [`ProgressRelay::settled`] lets a call wait until every update read before its result is out.
+#[derive(Debug, Default)]
+pub struct ProgressRelay {
+    /// Upstream progress tokens (picked by the proxy's client) → the downstream client's own.
+    tokens: Mutex<HashMap<ProgressToken, ProgressToken>>,
+    /// Sequence number of the last update queued.
+    queued: AtomicU64,
+    /// Sequence number of the last update forwarded (or dropped).
+    forwarded: watch::Sender<u64>,
+}
+
+/// Longest a result waits for progress updates still on their way to the client.
+const SETTLE_LIMIT: Duration = Duration::from_secs(5);
+
+impl ProgressRelay {
+    fn downstream_token(&self, upstream: &ProgressToken) -> Option<ProgressToken> {
+        self.tokens.lock().ok()?.get(upstream).cloned()
+    }
+
+    /// Forgets a finished request's token.
+    pub fn release(&self, upstream: &ProgressToken) {
+        if let Ok(mut tokens) = self.tokens.lock() {
+            tokens.remove(upstream);
+        }
+    }
+
+    /// Waits until every update read so far has been forwarded.
+    pub async fn settled(&self) {
+        let target = self.queued.load(Ordering::SeqCst);
+        let mut forwarded = self.forwarded.subscribe();
+        let _ =
+            tokio::time::timeout(SETTLE_LIMIT, forwarded.wait_for(|done| *done >= target)).await;
+    }
+
+    /// Sends queued updates downstream in order until the transport is gone.
+    async fn forward(
+        self: Arc<Self>,
+        mut queue: mpsc::UnboundedReceiver<(u64, ProgressNotificationParam)>,
+        downstream: Peer<RoleServer>,
+    ) {
+        while let Some((seq, mut params)) = queue.recv().await {
+            if let Some(token) = self.downstream_token(&params.progress_token) {
+                params.progress_token = token;
+                let _ = downstream.notify_progress(params).await;
+            }
+            self.forwarded.send_replace(seq);
+        }
+    }
+}
+
+/// The upstream transport with the [`ProgressRelay`] watching what crosses it.
+struct Relayed<T> {
+    inner: T,
+    relay: Arc<ProgressRelay>,
+    queue: mpsc::UnboundedSender<(u64, ProgressNotificationParam)>,
+}
+
+impl Relayed<()> {
+    fn around<T>(self, inner: T) -> Relayed<T> {
+        Relayed {
+            inner,
+            relay: self.relay,
+            queue: self.queue,
+        }
+    }
+}
+
+impl<T: Transport<RoleClient>> Transport<RoleClient> for Relayed<T> {
+    type Error = T::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        if let JsonRpcMessage::Request(request) = &item
+            && let Some(DownstreamProgress(downstream)) =
+                request.request.extensions().get::<DownstreamProgress>()
+            && let Some(upstream) = request.request.get_meta().get_progress_token()
+            && let Ok(mut tokens) = self.relay.tokens.lock()
+        {
+            // Known before the request is written, so no update can arrive unmapped.
+            tokens.insert(upstream, downstream.clone());
+        }
+        self.inner.send(item)
+    }
+
+    async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleClient>> {
+        let message = self.inner.receive().await?;
+        if let JsonRpcMessage::Notification(notification) = &message
+            && let ServerNotification::ProgressNotification(progress) = &notification.notification
+            && self
+                .relay
+                .downstream_token(&progress.params.progress_token)
+                .is_some()
+        {
+            let seq = self.relay.queued.fetch_add(1, Ordering::SeqCst) + 1;
+            let _ = self.queue.send((seq, progress.params.clone()));
+        }
+        Some(message)
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.inner.close()
+    }
+}
 
 /// The client side of the proxy: it introduces itself upstream as the downstream client did, and
 /// passes the upstream's notifications and sampling requests down.
@@ -50,7 +170,6 @@ pub type ProgressMap = Arc<Mutex<HashMap<ProgressToken, ProgressToken>>>;
 pub struct UpstreamHandler {
     pub downstream: Peer<RoleServer>,
     pub info: ClientConfig,
-    pub progress: ProgressMap,
     /// Set when the upstream's tool list changed, so the proxy lists (and maps) it again.
     pub tools_changed: Arc<std::sync::atomic::AtomicBool>,
 }
@@ -84,22 +203,6 @@ impl ClientHandler for UpstreamHandler {
             .create_message(params)
             .await
             .map_err(|err| ErrorData::internal_error(format!("downstream client: {err}"), None))
-    }
-
-    async fn on_progress(
-        &self,
-        mut params: ProgressNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let token = self
-            .progress
-            .lock()
-            .ok()
-            .and_then(|map| map.get(&params.progress_token).cloned());
-        if let Some(token) = token {
-            params.progress_token = token;
-            let _ = self.downstream.notify_progress(params).await;
-        }
     }
 
     async fn on_logging_message(
@@ -137,12 +240,21 @@ impl ClientHandler for UpstreamHandler {
 #[derive(Debug)]
 pub struct Upstream {
     pub peer: Peer<RoleClient>,
+    pub progress: Arc<ProgressRelay>,
     service: tokio::sync::Mutex<Option<RunningService<RoleClient, UpstreamHandler>>>,
 }
 
 impl Upstream {
     /// Starts (or reaches) the upstream and completes its handshake.
     pub async fn connect(spec: &UpstreamSpec, handler: UpstreamHandler) -> Result<Self> {
+        let progress = Arc::new(ProgressRelay::default());
+        let (queue, queued) = mpsc::unbounded_channel();
+        tokio::spawn(progress.clone().forward(queued, handler.downstream.clone()));
+        let watched = Relayed {
+            inner: (),
+            relay: progress.clone(),
+            queue,
+        };
         let service = match spec {
             UpstreamSpec::Command { program, args } => {
                 let mut command = tokio::process::Command::new(program);
@@ -156,11 +268,11 @@ impl Upstream {
                             spec.label()
                         ))
                     })?;
-                handler.serve(transport).await
+                handler.serve(watched.around(transport)).await
             }
             UpstreamSpec::Url(url) => {
                 let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                handler.serve(transport).await
+                handler.serve(watched.around(transport)).await
             }
         }
         .map_err(|err| {
@@ -171,6 +283,7 @@ impl Upstream {
         })?;
         Ok(Self {
             peer: service.peer().clone(),
+            progress,
             service: tokio::sync::Mutex::new(Some(service)),
         })
     }

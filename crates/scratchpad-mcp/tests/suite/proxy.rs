@@ -385,6 +385,16 @@ impl ServerHandler for Upstream {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
         self.calls.fetch_add(1, Ordering::SeqCst);
+        if request.name == "progress" {
+            // A burst of updates, then the result at once.
+            let token = context.meta.get_progress_token().expect("a progress token");
+            for step in 1..=PROGRESS_STEPS {
+                let update =
+                    rmcp::model::ProgressNotificationParam::new(token.clone(), step as f64);
+                context.peer.notify_progress(update).await.unwrap();
+            }
+            return Ok(CallToolResult::success(vec![ContentBlock::text("done")]).into());
+        }
         if request.name == "sleep" {
             context.ct.cancelled().await;
             self.cancelled.fetch_add(1, Ordering::SeqCst);
@@ -414,6 +424,8 @@ impl ServerHandler for Upstream {
     }
 }
 
+const PROGRESS_STEPS: usize = 200;
+
 /// Counts `tools/list_changed` notifications.
 #[derive(Clone, Default)]
 struct Client {
@@ -440,10 +452,8 @@ async fn rig(lazy_tools: bool) -> Rig {
     rig_with(lazy_tools, scratchpad_mcp::proxy::DEFAULT_CALL_TIMEOUT).await
 }
 
-async fn rig_with(lazy_tools: bool, call_timeout: std::time::Duration) -> Rig {
-    let upstream = Upstream::default();
-    let calls = upstream.calls.clone();
-    let cancelled = upstream.cancelled.clone();
+/// The in-process upstream on a loopback port; serves until the token is cancelled.
+async fn serve_upstream(upstream: Upstream) -> (String, tokio_util::sync::CancellationToken) {
     let stop = tokio_util::sync::CancellationToken::new();
     let service = StreamableHttpService::new(
         move || Ok(upstream.clone()),
@@ -459,11 +469,11 @@ async fn rig_with(lazy_tools: bool, call_timeout: std::time::Duration) -> Rig {
             .with_graceful_shutdown(async move { shutdown.cancelled().await })
             .await;
     });
+    (format!("http://{addr}/mcp"), stop)
+}
 
-    let (pad, dir) = pad();
-    let mut options = ProxyOptions::new(UpstreamSpec::Url(format!("http://{addr}/mcp")));
-    options.lazy_tools = lazy_tools;
-    options.call_timeout = call_timeout;
+/// The proxy in front of `options`' upstream, serving on the returned end of a duplex pipe.
+fn serve_proxy(pad: &Scratchpad, options: ProxyOptions) -> tokio::io::DuplexStream {
     let proxy = ProxyServer::new(pad.clone(), options);
     let (proxy_end, client_end) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -472,6 +482,19 @@ async fn rig_with(lazy_tools: bool, call_timeout: std::time::Duration) -> Rig {
         }
         proxy.shutdown().await;
     });
+    client_end
+}
+
+async fn rig_with(lazy_tools: bool, call_timeout: std::time::Duration) -> Rig {
+    let upstream = Upstream::default();
+    let calls = upstream.calls.clone();
+    let cancelled = upstream.cancelled.clone();
+    let (url, stop) = serve_upstream(upstream).await;
+    let (pad, dir) = pad();
+    let mut options = ProxyOptions::new(UpstreamSpec::Url(url));
+    options.lazy_tools = lazy_tools;
+    options.call_timeout = call_timeout;
+    let client_end = serve_proxy(&pad, options);
     let handler = Client::default();
     let list_changed = handler.list_changed.clone();
     let client = handler.serve(client_end).await.unwrap();
@@ -680,4 +703,49 @@ async fn an_upstream_that_hangs_past_the_timeout_is_an_error_and_is_cancelled() 
     // The proxy still serves.
     let small = rig.call("log", json!({"lines": 2})).await;
     assert_eq!(small.is_error, Some(false));
+}
+
+/// Every progress update of a call reaches the client before the call's result, on the wire: a
+/// 2026-07-28 client drops updates that come later. Read raw, since rmcp's own client handles
+/// notifications on tasks of their own and could not tell the order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_progress_update_reaches_the_client_before_the_result() {
+    use tokio::io::{AsyncBufReadExt as _, AsyncWriteExt as _};
+
+    let (url, _stop) = serve_upstream(Upstream::default()).await;
+    let (pad, _dir) = pad();
+    let (read, mut write) =
+        tokio::io::split(serve_proxy(&pad, ProxyOptions::new(UpstreamSpec::Url(url))));
+    let mut lines = tokio::io::BufReader::new(read).lines();
+    let messages = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-11-25", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+            "name": "progress", "arguments": {}, "_meta": {"progressToken": "mine"}}}),
+    ];
+    for message in messages {
+        write
+            .write_all(format!("{message}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    let mut steps = Vec::new();
+    let result = loop {
+        let line = tokio::time::timeout(std::time::Duration::from_secs(30), lines.next_line())
+            .await
+            .expect("the proxy answers")
+            .unwrap()
+            .expect("the proxy keeps the pipe open");
+        let message: Value = serde_json::from_str(&line).unwrap();
+        if message["method"] == "notifications/progress" {
+            assert_eq!(message["params"]["progressToken"], "mine", "{message}");
+            steps.push(message["params"]["progress"].as_f64().unwrap() as usize);
+        } else if message["id"] == 2 {
+            break message;
+        }
+    };
+    assert_eq!(result["result"]["content"][0]["text"], "done", "{result}");
+    assert_eq!(steps, (1..=PROGRESS_STEPS).collect::<Vec<_>>());
 }
