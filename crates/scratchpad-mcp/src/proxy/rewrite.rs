@@ -149,7 +149,12 @@ pub fn take_save_as(tool_has_own: bool, args: &mut JsonObject) -> Result<Option<
     match args.remove(SCRATCHPAD_ARG) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(name)) if name.is_empty() => Ok(None),
-        Some(Value::String(name)) => Ok(Some(name)),
+        // Checked before the upstream runs, so a bad name never costs a call.
+        Some(Value::String(name)) => scratchpad_core::model::validate_name("name", &name)
+            .map(|()| Some(name))
+            .map_err(|err| {
+                format!("{err}. The tool was not called: pick another `{SCRATCHPAD_ARG}` name.")
+            }),
         Some(other) => Err(format!(
             "`{SCRATCHPAD_ARG}` must be a string, the name to save the output under (got {other})"
         )),

@@ -176,6 +176,13 @@ fn the_scratchpad_argument_is_stripped_before_forwarding() {
             .unwrap_err()
             .contains("string")
     );
+    // An invalid name is refused before the call, saying what a name may be.
+    let mut args = object(json!({"scratchpad": "../etc/passwd"}));
+    let refused = rewrite::take_save_as(false, &mut args).unwrap_err();
+    assert!(
+        refused.contains("A-Z a-z 0-9") && refused.contains("not called"),
+        "{refused}"
+    );
 }
 
 // ---- results ----
@@ -620,6 +627,23 @@ async fn placeholders_are_resolved_and_an_unknown_name_never_reaches_the_upstrea
         rig.calls.load(Ordering::SeqCst),
         before,
         "the upstream was not called"
+    );
+    let bad_name = rig
+        .call(
+            "echo",
+            json!({"text": "hello", "scratchpad": "no spaces please"}),
+        )
+        .await;
+    assert_eq!(bad_name.is_error, Some(true));
+    assert!(
+        text(&bad_name).contains("not called"),
+        "{}",
+        text(&bad_name)
+    );
+    assert_eq!(
+        rig.calls.load(Ordering::SeqCst),
+        before,
+        "a bad `scratchpad` name never reaches the upstream"
     );
     // `scratchpad` saves the output under a name and is not forwarded (the upstream asserts it).
     let kept = rig
