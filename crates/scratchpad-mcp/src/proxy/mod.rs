@@ -4,7 +4,8 @@
 //! name); `{{scratchpad:NAME}}` placeholders in arguments are resolved before the upstream sees them.
 //!
 //! One [`ProxyServer`] serves one downstream session and owns one upstream connection, opened on
-//! the client's `initialize` with the client's own name and capabilities.
+//! the client's `initialize` with the client's own name and capabilities. An upstream that crashed
+//! or closed the connection is started (or reached) again on the next request.
 
 pub mod rewrite;
 pub mod upstream;
@@ -72,7 +73,10 @@ struct Inner {
     pad: Scratchpad,
     local: ScratchpadServer,
     options: ProxyOptions,
-    upstream: tokio::sync::OnceCell<Upstream>,
+    /// The live upstream connection, if any.
+    upstream: Mutex<Option<Arc<Upstream>>>,
+    /// Held while connecting, so concurrent requests start one upstream, not several.
+    connecting: tokio::sync::Mutex<()>,
     tools_changed: Arc<AtomicBool>,
     tool_map: Mutex<Option<ToolMap>>,
     /// Whether a result has been offloaded (with `lazy_tools`, the scratchpad tools appear then).
@@ -93,7 +97,8 @@ impl ProxyServer {
                 local: ScratchpadServer::new(pad.clone()),
                 pad,
                 options,
-                upstream: tokio::sync::OnceCell::new(),
+                upstream: Mutex::new(None),
+                connecting: tokio::sync::Mutex::new(()),
                 tools_changed: Arc::new(AtomicBool::new(false)),
                 tool_map: Mutex::new(None),
                 offloaded: AtomicBool::new(false),
@@ -103,16 +108,48 @@ impl ProxyServer {
 
     /// Closes the upstream connection (a child process is reaped).
     pub async fn shutdown(&self) {
-        if let Some(upstream) = self.inner.upstream.get() {
+        let current = self
+            .inner
+            .upstream
+            .lock()
+            .ok()
+            .and_then(|mut slot| slot.take());
+        if let Some(upstream) = current {
             upstream.close().await;
         }
     }
 
+    fn current_upstream(&self) -> Option<Arc<Upstream>> {
+        self.inner
+            .upstream
+            .lock()
+            .ok()
+            .and_then(|slot| slot.clone())
+    }
+
+    /// The live upstream connection; connects first if there is none or the last one is gone.
     async fn upstream(
         &self,
         context: &RequestContext<RoleServer>,
         info: Option<ClientConfig>,
-    ) -> Result<&Upstream, ErrorData> {
+    ) -> Result<Arc<Upstream>, ErrorData> {
+        let live = |upstream: &Arc<Upstream>| !upstream.peer.is_transport_closed();
+        if let Some(upstream) = self.current_upstream().filter(live) {
+            return Ok(upstream);
+        }
+        let _connecting = self.inner.connecting.lock().await;
+        if let Some(upstream) = self.current_upstream().filter(live) {
+            return Ok(upstream);
+        }
+        if let Some(gone) = self.current_upstream() {
+            tracing::warn!(
+                upstream = %self.inner.options.upstream.label(),
+                "the upstream connection is gone; connecting again"
+            );
+            gone.close().await;
+            // The new upstream may list other tools.
+            self.inner.tools_changed.store(true, Ordering::SeqCst);
+        }
         let info = info
             .or_else(|| context.peer.peer_info().map(|info| (*info).clone()))
             .unwrap_or_default();
@@ -121,11 +158,14 @@ impl ProxyServer {
             info,
             tools_changed: self.inner.tools_changed.clone(),
         };
-        self.inner
-            .upstream
-            .get_or_try_init(|| Upstream::connect(&self.inner.options.upstream, handler))
+        let upstream = Upstream::connect(&self.inner.options.upstream, handler)
             .await
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+            .map(Arc::new)
+            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        if let Ok(mut slot) = self.inner.upstream.lock() {
+            *slot = Some(upstream.clone());
+        }
+        Ok(upstream)
     }
 
     fn upstream_error(&self, err: ServiceError) -> ErrorData {
@@ -140,7 +180,8 @@ impl ProxyServer {
         match err {
             ServiceError::TransportClosed | ServiceError::TransportSend(_) => format!(
                 "the upstream MCP server `{label}` is gone (it crashed, exited or closed the \
-                 connection); restart the proxy to reconnect"
+                 connection) and this call's result is lost; the proxy connects again on the next \
+                 request, so retry if the call is safe to repeat"
             ),
             ServiceError::Timeout { timeout } => format!(
                 "the upstream MCP server `{label}` did not answer within {:.1} s; the request was \
@@ -204,7 +245,7 @@ impl ProxyServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResult, ErrorData> {
         let upstream = self.upstream(&context, None).await?;
-        let map = self.tool_map(upstream).await?;
+        let map = self.tool_map(&upstream).await?;
         let listed = request.name.to_string();
         let upstream_name = map
             .upstream_names
@@ -324,9 +365,7 @@ impl ProxyServer {
 impl ServerHandler for ProxyServer {
     fn get_info(&self) -> ServerConfig {
         let upstream_info = self
-            .inner
-            .upstream
-            .get()
+            .current_upstream()
             .and_then(|upstream| upstream.peer.peer_info());
         let mut capabilities = upstream_info
             .as_ref()
@@ -371,7 +410,7 @@ impl ServerHandler for ProxyServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
         let upstream = self.upstream(&context, None).await?;
-        let (mut listed, _) = self.list_upstream_tools(upstream).await?;
+        let (mut listed, _) = self.list_upstream_tools(&upstream).await?;
         if self.scratchpad_tools_visible() {
             listed.extend(tools::definitions());
         }
@@ -420,7 +459,7 @@ impl ServerHandler for ProxyServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
         let upstream = self.upstream(&context, None).await?;
-        if !upstream_has_resources(upstream) {
+        if !upstream_has_resources(&upstream) {
             return Ok(ListResourcesResult::default().mark_complete());
         }
         self.forward(upstream.peer.list_resources(request))
@@ -434,7 +473,7 @@ impl ServerHandler for ProxyServer {
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, ErrorData> {
         let upstream = self.upstream(&context, None).await?;
-        let mut templates = if upstream_has_resources(upstream) {
+        let mut templates = if upstream_has_resources(&upstream) {
             self.forward(upstream.peer.list_resource_templates(request))
                 .await?
                 .mark_complete()

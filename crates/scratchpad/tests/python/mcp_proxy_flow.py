@@ -9,7 +9,7 @@ Usage:
   mcp_proxy_flow.py everything-http MODE SCRATCHPAD_BIN STORE UPSTREAM_URL
       the proxy reaches server-everything over streamable HTTP
   mcp_proxy_flow.py crash MODE SCRATCHPAD_BIN STORE NODE_PREFIX PIDFILE
-      the upstream is killed mid-session; the next call must fail clearly, not hang
+      the upstream is killed mid-call: that call fails clearly, the next one reconnects
 
 MODE is the SDK's connect mode: `legacy` (2025-11-25 initialize) or `auto` (2026-07-28 when offered).
 Exits non-zero with the failed check on stderr; prints one `ok ...` line on success.
@@ -175,23 +175,34 @@ async def everything_flow(client: Client) -> str:
 
 
 async def crash_flow(client: Client, pidfile: str) -> str:
+    """The upstream is killed in the middle of a call: that call fails clearly, the next one runs on
+    a new upstream process."""
+
+    def upstream_pid() -> int:
+        with open(pidfile, encoding="utf-8") as f:
+            return int(f.read().strip())
+
     _, text = await call(client, "echo", {"message": "before"})
-    with open(pidfile, encoding="utf-8") as f:
-        pid = int(f.read().strip())
-    os.kill(pid, signal.SIGKILL)
-    await asyncio.sleep(0.5)
+    first = upstream_pid()
+    running = asyncio.create_task(
+        client.call_tool("trigger-long-running-operation", {"duration": 20, "steps": 20}))
+    await asyncio.sleep(1.5)
+    os.kill(first, signal.SIGKILL)
     try:
-        result = await asyncio.wait_for(client.call_tool("echo", {"message": "after"}), timeout=30)
+        result = await asyncio.wait_for(running, timeout=30)
         text = text_of(result)
-        check(bool(result.is_error), f"a call after the crash is an error: {text}")
+        check(bool(result.is_error), f"the call cut by the crash is an error: {text}")
     except asyncio.TimeoutError:
         raise AssertionError("the proxy hung after the upstream crashed")
     except Exception as err:  # a protocol error is also a clear answer
         text = str(err)
-    check("gone" in text or "closed" in text, f"the error says the upstream is gone: {text}")
-    # The scratchpad itself still answers.
+    check("gone" in text and "next request" in text, f"the error says the upstream is gone: {text}")
+    # The next call starts the upstream again.
+    _, after = await call(client, "echo", {"message": "after"})
+    check(after == "Echo: after", f"the proxy reconnected: {after}")
+    check(upstream_pid() != first, "a new upstream process serves")
     await call(client, "scratchpad_list", {})
-    return f"upstream crash reported: {text[:120]}"
+    return f"upstream crash reported: {text[:120]}; then reconnected"
 
 
 async def malformed_flow(client: Client) -> str:

@@ -95,7 +95,7 @@ fn python_client_through_the_proxy_to_server_everything_over_http() {
 }
 
 #[test]
-fn an_upstream_crash_is_a_clear_error_not_a_hang() {
+fn an_upstream_crash_is_a_clear_error_and_the_next_call_reconnects() {
     let pad = Pad::new();
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("upstream.pid");
@@ -110,7 +110,10 @@ fn an_upstream_crash_is_a_clear_error_not_a_hang() {
             path_str(&pidfile),
         ],
     );
-    assert!(flow.contains("upstream crash reported"), "{flow}");
+    assert!(
+        flow.contains("upstream crash reported") && flow.contains("reconnected"),
+        "{flow}"
+    );
 }
 
 #[test]
