@@ -100,7 +100,7 @@ async fn main() -> Result<(), Error> {
     let dir = tempfile::tempdir()?;
     let pad =
         scratchpad_core::Scratchpad::open(&format!("sqlite://{}/pad.db", dir.path().display()))?;
-    let proxy = ProxyServer::new(pad, ProxyOptions::new(UpstreamSpec::Url(url.clone())));
+    let proxy = ProxyServer::new(pad, ProxyOptions::new(UpstreamSpec::url(url.clone())));
     let (proxy_end, client_end) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
         if let Ok(running) = proxy.serve(proxy_end).await {

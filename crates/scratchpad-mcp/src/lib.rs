@@ -20,7 +20,7 @@ pub mod tools;
 
 pub use error::{Error, Result};
 pub use http::{HttpOptions, serve_http};
-pub use proxy::{ProxyOptions, ProxyServer, UpstreamSpec, serve_proxy_stdio};
+pub use proxy::{HttpUpstream, ProxyOptions, ProxyServer, UpstreamSpec, serve_proxy_stdio};
 pub use server::{ClientSession, ScratchpadServer, SessionPolicy};
 
 use rmcp::ServiceExt as _;

@@ -157,16 +157,36 @@ pub enum McpCommand {
     Examples:\n  \
     scratchpad mcp proxy -- npx -y @modelcontextprotocol/server-everything\n  \
     scratchpad --session build mcp proxy --threshold 8192 -- ./my-server --verbose\n  \
-    scratchpad mcp proxy --upstream-url http://127.0.0.1:3001/mcp --lazy-tools"
+    scratchpad mcp proxy --upstream-url http://127.0.0.1:3001/mcp --lazy-tools\n  \
+    SCRATCHPAD_UPSTREAM_TOKEN=… scratchpad mcp proxy --upstream-url https://mcp.example.com/mcp"
 )]
 pub struct ProxyArgs {
     /// Offload tool results larger than this many bytes of serialized content [default: the
     /// config's threshold_bytes, 4096]
     #[arg(long, value_name = "BYTES")]
     pub threshold: Option<usize>,
-    /// Proxy a streamable-HTTP MCP server at this URL instead of starting a command
+    /// Proxy a streamable-HTTP MCP server at this URL (http:// or https://) instead of starting a
+    /// command. Certificates are checked against the system's roots; for a private CA set
+    /// SSL_CERT_FILE to its PEM file
     #[arg(long, value_name = "URL", conflicts_with = "upstream")]
     pub upstream_url: Option<String>,
+    /// Bearer token for the HTTP upstream, sent as `Authorization: Bearer TOKEN` (prefer the
+    /// environment variable: a command line is visible to other users)
+    #[arg(
+        long,
+        env = "SCRATCHPAD_UPSTREAM_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub upstream_token: Option<String>,
+    /// Send this header to the HTTP upstream with every request, as `Name: value` (repeat for
+    /// several), e.g. `X-Api-Key: abc`
+    #[arg(
+        long = "upstream-header",
+        value_name = "NAME: VALUE",
+        requires = "upstream_url"
+    )]
+    pub upstream_headers: Vec<String>,
     /// List the scratchpad tools only once a first result has been offloaded (announced with
     /// notifications/tools/list_changed)
     #[arg(long)]

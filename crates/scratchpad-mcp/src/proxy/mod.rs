@@ -30,8 +30,8 @@ use crate::error::{Error, Result};
 use crate::server::ScratchpadServer;
 use crate::tools;
 use rewrite::{CallInfo, ToolMap};
-pub use upstream::UpstreamSpec;
 use upstream::{DownstreamProgress, Upstream, UpstreamHandler};
+pub use upstream::{HttpUpstream, UpstreamSpec};
 
 /// How long a tool call may run upstream before the client gets an error (and the upstream a
 /// cancellation), when none is configured.

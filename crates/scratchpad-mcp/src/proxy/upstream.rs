@@ -18,7 +18,12 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerNotification,
 };
 use rmcp::service::{
-    NotificationContext, RequestContext, RunningService, RxJsonRpcMessage, TxJsonRpcMessage,
+    ClientInitializeError, NotificationContext, RequestContext, RunningService, RxJsonRpcMessage,
+    TxJsonRpcMessage,
+};
+use rmcp::transport::DynamicTransportError;
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClientTransportConfig, StreamableHttpError,
 };
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient, RoleServer, ServiceExt as _};
@@ -31,11 +36,19 @@ use crate::error::{Error, Result};
 pub enum UpstreamSpec {
     /// A command that speaks MCP on stdio.
     Command { program: String, args: Vec<String> },
-    /// A streamable-HTTP endpoint, e.g. `http://127.0.0.1:3001/mcp`.
-    Url(String),
+    /// A streamable-HTTP endpoint.
+    Url(HttpUpstream),
 }
 
 impl UpstreamSpec {
+    /// A streamable-HTTP upstream at `url` (`http://` or `https://`), sent no extra headers.
+    pub fn url(url: impl Into<String>) -> Self {
+        Self::Url(HttpUpstream {
+            url: url.into(),
+            headers: Vec::new(),
+        })
+    }
+
     /// How the upstream is named in entry sources and messages.
     pub fn label(&self) -> String {
         match self {
@@ -43,9 +56,107 @@ impl UpstreamSpec {
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
-            Self::Url(url) => url.clone(),
+            Self::Url(http) => http.url.clone(),
         }
     }
+}
+
+/// A streamable-HTTP upstream, e.g. `https://mcp.example.com/mcp`. Certificates are checked against
+/// the system's roots, or those in `SSL_CERT_FILE` / `SSL_CERT_DIR` when set.
+#[derive(Clone, PartialEq, Eq)]
+pub struct HttpUpstream {
+    pub url: String,
+    /// Sent with every request, e.g. `("Authorization", "Bearer …")`; values are secrets.
+    pub headers: Vec<(String, String)>,
+}
+
+impl std::fmt::Debug for HttpUpstream {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let names: Vec<&str> = self.headers.iter().map(|(name, _)| name.as_str()).collect();
+        f.debug_struct("HttpUpstream")
+            .field("url", &self.url)
+            .field("headers (values redacted)", &names)
+            .finish()
+    }
+}
+
+/// Headers the MCP transport sets itself.
+const RESERVED_HEADERS: [&str; 4] = [
+    "accept",
+    "mcp-session-id",
+    "mcp-protocol-version",
+    "last-event-id",
+];
+
+impl HttpUpstream {
+    /// Parses `Name: value` as given to `--upstream-header`.
+    pub fn parse_header(header: &str) -> Result<(String, String)> {
+        let (name, value) = header.split_once(':').ok_or_else(|| {
+            Error::Config(format!(
+                "an upstream header must look like `Name: value` (got `{}`)",
+                header.chars().take(40).collect::<String>()
+            ))
+        })?;
+        let (name, value) = (name.trim(), value.trim());
+        http::HeaderName::try_from(name)
+            .map_err(|_| Error::Config(format!("`{name}` is not a valid HTTP header name")))?;
+        http::HeaderValue::try_from(value).map_err(|_| {
+            Error::Config(format!(
+                "the value of the upstream header `{name}` has characters HTTP does not allow"
+            ))
+        })?;
+        if RESERVED_HEADERS.contains(&name.to_ascii_lowercase().as_str()) {
+            return Err(Error::Config(format!(
+                "the upstream header `{name}` is set by the MCP transport itself and cannot be \
+                 given"
+            )));
+        }
+        Ok((name.to_owned(), value.to_owned()))
+    }
+
+    fn transport(&self) -> Result<impl Transport<RoleClient> + 'static> {
+        use_ring_for_tls();
+        let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str());
+        for (name, value) in &self.headers {
+            let bad = || Error::Config(format!("invalid upstream header `{name}`"));
+            config.custom_headers.insert(
+                http::HeaderName::try_from(name.as_str()).map_err(|_| bad())?,
+                http::HeaderValue::try_from(value.as_str()).map_err(|_| bad())?,
+            );
+        }
+        Ok(StreamableHttpClientTransport::from_config(config))
+    }
+}
+
+/// What went wrong, without the transport's type names: the innermost causes of a transport error,
+/// which say what happened (e.g. `invalid peer certificate: UnknownIssuer`, `Connection refused`).
+fn root_causes(err: &DynamicTransportError) -> String {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = match err
+        .error
+        .downcast_ref::<StreamableHttpError<reqwest::Error>>()
+    {
+        // rmcp does not expose the HTTP client's error as a source; start from it.
+        Some(StreamableHttpError::Client(client)) => Some(client),
+        _ => Some(err.error.as_ref()),
+    };
+    let mut chain: Vec<String> = Vec::new();
+    while let Some(cause) = source {
+        let said = cause.to_string();
+        if !chain.iter().any(|earlier| earlier.contains(&said)) {
+            chain.push(said);
+        }
+        source = cause.source();
+    }
+    chain.join(": ")
+}
+
+/// HTTPS upstreams use rustls with the `ring` provider (no system OpenSSL, no cmake).
+fn use_ring_for_tls() {
+    static INSTALLED: std::sync::Once = std::sync::Once::new();
+    INSTALLED.call_once(|| {
+        // Fails only if the process already chose a provider, which then serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
 }
 
 /// Marks an upstream request whose progress goes to the downstream client under this token; carried
@@ -270,14 +381,25 @@ impl Upstream {
                     })?;
                 handler.serve(watched.around(transport)).await
             }
-            UpstreamSpec::Url(url) => {
-                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
-                handler.serve(watched.around(transport)).await
-            }
+            UpstreamSpec::Url(http) => handler.serve(watched.around(http.transport()?)).await,
         }
         .map_err(|err| {
+            let cause = match &err {
+                ClientInitializeError::TransportError { error, .. } => root_causes(error),
+                other => other.to_string(),
+            };
+            // Say what to do about the usual causes.
+            let hint = if cause.contains("certificate") {
+                "; if the server's certificate comes from a private CA, set SSL_CERT_FILE to that \
+                 CA's PEM file"
+            } else if cause.contains("Auth required") {
+                "; give the server's token with SCRATCHPAD_UPSTREAM_TOKEN (or --upstream-token), or \
+                 other credentials with --upstream-header"
+            } else {
+                ""
+            };
             Error::Protocol(format!(
-                "the upstream server `{}` did not complete the MCP handshake: {err}",
+                "the upstream server `{}` did not complete the MCP handshake: {cause}{hint}",
                 spec.label()
             ))
         })?;

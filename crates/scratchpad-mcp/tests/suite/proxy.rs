@@ -498,7 +498,7 @@ async fn rig_with(lazy_tools: bool, call_timeout: std::time::Duration) -> Rig {
     let cancelled = upstream.cancelled.clone();
     let (url, stop) = serve_upstream(upstream).await;
     let (pad, dir) = pad();
-    let mut options = ProxyOptions::new(UpstreamSpec::Url(url));
+    let mut options = ProxyOptions::new(UpstreamSpec::url(url));
     options.lazy_tools = lazy_tools;
     options.call_timeout = call_timeout;
     let client_end = serve_proxy(&pad, options);
@@ -739,7 +739,7 @@ async fn every_progress_update_reaches_the_client_before_the_result() {
     let (url, _stop) = serve_upstream(Upstream::default()).await;
     let (pad, _dir) = pad();
     let (read, mut write) =
-        tokio::io::split(serve_proxy(&pad, ProxyOptions::new(UpstreamSpec::Url(url))));
+        tokio::io::split(serve_proxy(&pad, ProxyOptions::new(UpstreamSpec::url(url))));
     let mut lines = tokio::io::BufReader::new(read).lines();
     let messages = [
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {

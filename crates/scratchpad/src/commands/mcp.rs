@@ -3,7 +3,7 @@
 use std::io::Write as _;
 
 use scratchpad_core::Scratchpad;
-use scratchpad_mcp::HttpOptions;
+use scratchpad_mcp::{HttpOptions, HttpUpstream};
 
 use crate::cli::{McpArgs, McpCommand, ProxyArgs, ServeArgs};
 
@@ -17,7 +17,22 @@ pub fn mcp(pad: Scratchpad, args: McpArgs, fixed_session: bool) -> anyhow::Resul
 
 fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
     let upstream = match (args.upstream_url, args.upstream.split_first()) {
-        (Some(url), _) => scratchpad_mcp::UpstreamSpec::Url(url),
+        (Some(url), _) => {
+            anyhow::ensure!(
+                url.starts_with("http://") || url.starts_with("https://"),
+                "--upstream-url must be an http:// or https:// URL, e.g. http://127.0.0.1:3001/mcp \
+                 (got `{url}`)"
+            );
+            let mut headers = args
+                .upstream_headers
+                .iter()
+                .map(|header| HttpUpstream::parse_header(header))
+                .collect::<Result<Vec<_>, _>>()?;
+            if let Some(token) = args.upstream_token {
+                headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
+            }
+            scratchpad_mcp::UpstreamSpec::Url(HttpUpstream { url, headers })
+        }
         (None, Some((program, rest))) => scratchpad_mcp::UpstreamSpec::Command {
             program: program.clone(),
             args: rest.to_vec(),

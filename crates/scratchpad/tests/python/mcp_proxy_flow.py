@@ -8,6 +8,8 @@ Usage:
       the proxy wraps server-everything over stdio
   mcp_proxy_flow.py everything-http MODE SCRATCHPAD_BIN STORE UPSTREAM_URL
       the proxy reaches server-everything over streamable HTTP
+  mcp_proxy_flow.py everything-https MODE SCRATCHPAD_BIN STORE UPSTREAM_URL CA_PEM TOKEN
+      the same over HTTPS with a bearer token; first without trusting the CA, which must fail clearly
   mcp_proxy_flow.py crash MODE SCRATCHPAD_BIN STORE NODE_PREFIX PIDFILE
       the upstream is killed mid-call: that call fails clearly, the next one reconnects
 
@@ -35,6 +37,12 @@ def text_of(result) -> str:
     return "\n".join(block.text for block in result.content if getattr(block, "type", "") == "text")
 
 
+def messages(err: BaseException) -> str:
+    """An error's message, with those of the errors an exception group carries."""
+    inner = getattr(err, "exceptions", None)
+    return "; ".join(messages(e) for e in inner) if inner else str(err)
+
+
 def links_of(result) -> list[str]:
     return [str(block.uri) for block in result.content if getattr(block, "type", "") == "resource_link"]
 
@@ -58,9 +66,11 @@ def observation(result) -> dict:
     raise AssertionError(f"no offloaded observation in {text_of(result)[:2000]}")
 
 
-def proxy(binary: str, store: str, upstream: list[str], mode: str, extra: list[str] | None = None) -> Client:
+def proxy(binary: str, store: str, upstream: list[str], mode: str, extra: list[str] | None = None,
+          env: dict[str, str] | None = None) -> Client:
     args = ["--store", store, "--session", "proxy", "mcp", "proxy", *(extra or []), "--", *upstream]
-    return Client(StdioServerParameters(command=binary, args=args), mode=mode, read_timeout_seconds=60)
+    params = StdioServerParameters(command=binary, args=args, env=env)
+    return Client(params, mode=mode, read_timeout_seconds=60)
 
 
 def node(prefix: str) -> str:
@@ -241,6 +251,20 @@ async def main(argv: list[str]) -> str:
     if flow == "everything-http":
         url = argv[4]
         async with proxy(binary, store, [], mode, ["--upstream-url", url]) as client:
+            return await everything_flow(client)
+    if flow == "everything-https":
+        url, ca, token = argv[4:7]
+        env = {**os.environ, "SCRATCHPAD_UPSTREAM_TOKEN": token}
+        env.pop("SSL_CERT_FILE", None)
+        refusal = ""
+        try:
+            async with proxy(binary, store, [], mode, ["--upstream-url", url], env) as client:
+                await client.list_tools()  # a 2026-07-28 client has no initialize: the upstream is reached here
+        except Exception as err:  # the handshake with the upstream fails: the error must say why
+            refusal = messages(err)
+        check("certificate" in refusal and "SSL_CERT_FILE" in refusal, f"untrusted CA refused: {refusal!r}")
+        env["SSL_CERT_FILE"] = ca
+        async with proxy(binary, store, [], mode, ["--upstream-url", url], env) as client:
             return await everything_flow(client)
     if flow == "crash":
         prefix, pidfile = argv[4:6]

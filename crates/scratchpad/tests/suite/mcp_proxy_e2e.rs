@@ -6,7 +6,7 @@
 //! The clients come from `common::clients` (set up once per process; they fail, never skip).
 
 use std::io::{BufRead as _, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use crate::common::Pad;
@@ -95,6 +95,30 @@ fn python_client_through_the_proxy_to_server_everything_over_http() {
 }
 
 #[test]
+fn python_client_through_the_proxy_to_an_https_upstream_with_a_bearer_token() {
+    let upstream = HttpUpstream::start();
+    let dir = tempfile::tempdir().unwrap();
+    let (ca, cert, key) = private_ca_and_certificate(dir.path());
+    let token = "upstream-secret-0123456789";
+    let front = TlsFront::start(&cert, &key, &upstream.port, token);
+    let pad = Pad::new();
+    let url = format!("https://localhost:{}/mcp", front.port);
+    let flow = python_flow(
+        FLOW,
+        &[
+            "everything-https",
+            "auto",
+            bin(),
+            &pad.store,
+            &url,
+            path_str(&ca),
+            token,
+        ],
+    );
+    assert!(flow.contains("offloaded as echo_"), "{flow}");
+}
+
+#[test]
 fn an_upstream_crash_is_a_clear_error_and_the_next_call_reconnects() {
     let pad = Pad::new();
     let dir = tempfile::tempdir().unwrap();
@@ -159,7 +183,7 @@ fn typescript_sdk_client_accepts_every_result_against_the_output_schemas() {
 }
 
 #[test]
-fn proxy_without_an_upstream_says_how_to_give_one() {
+fn proxy_without_an_upstream_or_with_a_bad_one_says_how_to_give_one() {
     let pad = Pad::new();
     let run = pad.run(&["mcp", "proxy"]);
     assert_ne!(run.code, 0);
@@ -169,11 +193,38 @@ fn proxy_without_an_upstream_says_how_to_give_one() {
         help.contains("--threshold") && help.contains("--lazy-tools"),
         "{help}"
     );
+    // A URL without its scheme, and a header that is not `Name: value`, are named before any
+    // connection is tried.
+    let run = pad.run(&["mcp", "proxy", "--upstream-url", "localhost:3001/mcp"]);
+    assert!(
+        run.code != 0 && run.stderr.contains("http:// or https://"),
+        "{}",
+        run.stderr
+    );
+    let args = [
+        "mcp",
+        "proxy",
+        "--upstream-url",
+        "https://mcp.example.com/mcp",
+    ];
+    let run = pad.run(&[&args[..], &["--upstream-header", "X-Api-Key=abc"]].concat());
+    assert!(
+        run.code != 0 && run.stderr.contains("`Name: value`"),
+        "{}",
+        run.stderr
+    );
+    let run = pad.run(&[&args[..], &["--upstream-header", "Accept: */*"]].concat());
+    assert!(
+        run.code != 0 && run.stderr.contains("set by the MCP transport"),
+        "{}",
+        run.stderr
+    );
 }
 
 /// server-everything serving streamable HTTP on a free port.
 struct HttpUpstream {
     child: Child,
+    port: String,
     url: String,
 }
 
@@ -209,12 +260,114 @@ impl HttpUpstream {
         std::thread::spawn(move || for _ in stderr.lines() {});
         Self {
             child,
+            port: port.to_string(),
             url: format!("http://127.0.0.1:{port}/mcp"),
         }
     }
 }
 
 impl Drop for HttpUpstream {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A private CA and a `localhost` certificate it signed, made with the openssl CLI: (CA PEM,
+/// certificate PEM, key PEM).
+fn private_ca_and_certificate(dir: &Path) -> (PathBuf, PathBuf, PathBuf) {
+    let [ca, ca_key, cert, key, csr, ext] = [
+        "ca.pem", "ca.key", "cert.pem", "key.pem", "leaf.csr", "leaf.ext",
+    ]
+    .map(|f| dir.join(f));
+    std::fs::write(
+        &ext,
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+    )
+    .unwrap();
+    let steps: [Vec<&std::ffi::OsStr>; 3] = [
+        os(&[
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        ])
+        .chain(os(&["-subj", "/CN=scratchpad-test-ca", "-keyout"]))
+        .chain([ca_key.as_os_str(), "-out".as_ref(), ca.as_os_str()])
+        .collect(),
+        os(&[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-subj",
+            "/CN=localhost",
+        ])
+        .chain([
+            "-keyout".as_ref(),
+            key.as_os_str(),
+            "-out".as_ref(),
+            csr.as_os_str(),
+        ])
+        .collect(),
+        os(&["x509", "-req", "-days", "2", "-CAcreateserial", "-in"])
+            .chain([csr.as_os_str(), "-CA".as_ref(), ca.as_os_str()])
+            .chain([
+                "-CAkey".as_ref(),
+                ca_key.as_os_str(),
+                "-out".as_ref(),
+                cert.as_os_str(),
+            ])
+            .chain(["-extfile".as_ref(), ext.as_os_str()])
+            .collect(),
+    ];
+    for step in steps {
+        let run = Command::new("openssl")
+            .args(&step)
+            .output()
+            .unwrap_or_else(|err| {
+                panic!("openssl makes the test certificates: {err}; apt-get install openssl")
+            });
+        assert!(
+            run.status.success(),
+            "openssl {step:?}: {}",
+            String::from_utf8_lossy(&run.stderr)
+        );
+    }
+    (ca, cert, key)
+}
+
+fn os<'a>(args: &'a [&'a str]) -> impl Iterator<Item = &'a std::ffi::OsStr> {
+    args.iter().map(std::ffi::OsStr::new)
+}
+
+/// `tests/node/tls_front.mjs`: HTTPS with a bearer token in front of a plain-HTTP upstream.
+struct TlsFront {
+    child: Child,
+    port: String,
+}
+
+impl TlsFront {
+    fn start(cert: &Path, key: &Path, target_port: &str, token: &str) -> Self {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/tls_front.mjs");
+        let mut child = Command::new(node_prefix().join("node_modules/node/bin/node"))
+            .arg(script)
+            .args([cert, key])
+            .args([target_port, token])
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line
+            .trim()
+            .strip_prefix("listening on port ")
+            .unwrap_or_else(|| panic!("the TLS front did not start: {line:?}"))
+            .to_owned();
+        Self { child, port }
+    }
+}
+
+impl Drop for TlsFront {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
