@@ -453,18 +453,50 @@ impl ServerHandler for ProxyServer {
             .map(|result| result.mark_complete().into())
     }
 
+    /// The upstream's resources first, then the scratchpad's entries of this session; the cursor
+    /// says which listing a page continues.
     async fn list_resources(
         &self,
         request: Option<PaginatedRequestParams>,
         context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, ErrorData> {
-        let upstream = self.upstream(&context, None).await?;
-        if !upstream_has_resources(&upstream) {
-            return Ok(ListResourcesResult::default().mark_complete());
+        let cursor = request.and_then(|params| params.cursor);
+        let (mut upstream_page, own_cursor) = match cursor.as_deref() {
+            None => (Some(None), None),
+            Some(cursor) => match cursor.split_once(':') {
+                Some(("upstream", rest)) => (Some(Some(rest.to_owned())), None),
+                Some(("scratchpad", rest)) => (None, Some(rest.to_owned())),
+                _ => {
+                    return Err(ErrorData::invalid_params(
+                        "unknown cursor: pass the nextCursor of the previous resources/list page, \
+                         or none to start again",
+                        None,
+                    ));
+                }
+            },
+        };
+        let mut listed = ListResourcesResult::default().mark_complete();
+        if let Some(cursor) = upstream_page.take() {
+            let upstream = self.upstream(&context, None).await?;
+            if upstream_has_resources(&upstream) {
+                let params = PaginatedRequestParams::default().with_cursor(cursor);
+                let page = self
+                    .forward(upstream.peer.list_resources(Some(params)))
+                    .await?;
+                listed.resources = page.resources;
+                if let Some(next) = page.next_cursor {
+                    listed.next_cursor = Some(format!("upstream:{next}"));
+                    return Ok(listed);
+                }
+            }
         }
-        self.forward(upstream.peer.list_resources(request))
-            .await
-            .map(MarkComplete::mark_complete)
+        let params = own_cursor
+            .filter(|cursor| !cursor.is_empty())
+            .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
+        let own = self.inner.local.list_resources(params, context).await?;
+        listed.resources.extend(own.resources);
+        listed.next_cursor = own.next_cursor.map(|next| format!("scratchpad:{next}"));
+        Ok(listed)
     }
 
     async fn list_resource_templates(

@@ -773,3 +773,48 @@ async fn every_progress_update_reaches_the_client_before_the_result() {
     assert_eq!(result["result"]["content"][0]["text"], "done", "{result}");
     assert_eq!(steps, (1..=PROGRESS_STEPS).collect::<Vec<_>>());
 }
+
+/// The proxy lists the scratchpad's entries as resources too, page after page, after the
+/// upstream's (this upstream has none); a made-up cursor is refused.
+#[tokio::test]
+async fn resources_list_pages_through_the_scratchpad_entries() {
+    let rig = rig(false).await;
+    for i in 0..130 {
+        rig.pad
+            .write(&format!("note-{i:03}"), "x", Default::default())
+            .unwrap();
+    }
+    let first = rig.client.list_resources(None).await.unwrap();
+    assert_eq!(first.resources.len(), 100);
+    let cursor = first.next_cursor.clone().expect("a second page");
+    let second = rig
+        .client
+        .list_resources(Some(
+            PaginatedRequestParams::default().with_cursor(Some(cursor)),
+        ))
+        .await
+        .unwrap();
+    assert_eq!(second.resources.len(), 30);
+    assert_eq!(second.next_cursor, None);
+    let mut uris: Vec<String> = first
+        .resources
+        .iter()
+        .chain(&second.resources)
+        .map(|r| r.uri.clone())
+        .collect();
+    uris.sort();
+    uris.dedup();
+    assert_eq!(uris.len(), 130);
+    assert!(
+        uris.iter().all(|u| u.starts_with("scratchpad://")),
+        "{uris:?}"
+    );
+    let made_up = rig
+        .client
+        .list_resources(Some(
+            PaginatedRequestParams::default().with_cursor(Some("page-2".into())),
+        ))
+        .await
+        .unwrap_err();
+    assert!(made_up.to_string().contains("cursor"), "{made_up}");
+}

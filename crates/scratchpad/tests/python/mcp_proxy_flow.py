@@ -178,6 +178,18 @@ async def everything_flow(client: Client) -> str:
     check(obs["bytes"] == len("Echo: ") + len(big), f"{obs['bytes']} vs {len(big)}")
     _, grep = await call(client, "scratchpad_read", {"ref": obs["scratchpad"], "mode": "grep", "pattern": "^row 12345 "})
     check("row 12345 value 86415" in grep, grep)
+    # resources/list pages through the upstream's resources, then this session's entries.
+    uris: list[str] = []
+    cursor = None
+    for _ in range(100):
+        page = await client.list_resources(cursor=cursor, cache_mode="refresh")
+        uris += [str(resource.uri) for resource in page.resources]
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    check(any(uri.startswith("demo://") for uri in uris), f"upstream resources listed: {uris[:5]}")
+    check("scratchpad://proxy/rows" in uris, f"scratchpad entries listed after them: {uris[-5:]}")
+    check(len(uris) == len(set(uris)), "no resource listed twice")
     _, text = await call(client, "echo", {"message": "small", "scratchpad": "kept-echo"})
     _, whole = await call(client, "scratchpad_read", {"ref": "kept-echo", "mode": "full"})
     check("Echo: small" in whole, whole)
@@ -282,5 +294,5 @@ if __name__ == "__main__":
     try:
         print("ok " + asyncio.run(main(sys.argv[1:])))
     except Exception as err:  # report the failed check, exit non-zero
-        print(f"FAILED: {type(err).__name__}: {err}", file=sys.stderr)
+        print(f"FAILED: {type(err).__name__}: {messages(err)}", file=sys.stderr)
         sys.exit(1)
