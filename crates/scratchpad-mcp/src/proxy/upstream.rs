@@ -13,9 +13,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rmcp::model::{
-    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ErrorData, GetExtensions as _,
-    GetMeta as _, JsonRpcMessage, ListRootsResult, LoggingMessageNotificationParam,
-    ProgressNotificationParam, ProgressToken, ResourceUpdatedNotificationParam, ServerNotification,
+    ClientConfig, CreateMessageRequestParams, CreateMessageResult, ElicitRequestParams,
+    ElicitResult, ErrorData, GetExtensions as _, GetMeta as _, JsonRpcMessage, ListRootsResult,
+    LoggingMessageNotificationParam, ProgressNotificationParam, ProgressToken,
+    ResourceUpdatedNotificationParam, ServerNotification,
 };
 use rmcp::service::{
     ClientInitializeError, NotificationContext, RequestContext, RunningService, RxJsonRpcMessage,
@@ -288,11 +289,21 @@ pub struct UpstreamHandler {
 impl ClientHandler for UpstreamHandler {
     fn get_info(&self) -> ClientConfig {
         let mut info = self.info.clone();
-        // Elicitation is not forwarded (yet): do not promise it to the upstream. Extensions such as
-        // tasks change the shape of results the proxy rewrites, so they are not promised either.
-        info.capabilities.elicitation = None;
+        // Extensions such as tasks change the shape of results the proxy rewrites: not promised.
         info.capabilities.extensions = None;
         info
+    }
+
+    async fn create_elicitation(
+        &self,
+        params: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, ErrorData> {
+        // A person answers this one: no timeout beyond the tool call's own.
+        self.downstream
+            .create_elicitation(params)
+            .await
+            .map_err(|err| ErrorData::internal_error(format!("downstream client: {err}"), None))
     }
 
     async fn list_roots(

@@ -25,7 +25,7 @@ import os
 import signal
 import sys
 
-from mcp import Client, StdioServerParameters
+from mcp import Client, StdioServerParameters, types
 
 
 def check(condition: bool, what: str) -> None:
@@ -66,11 +66,24 @@ def observation(result) -> dict:
     raise AssertionError(f"no offloaded observation in {text_of(result)[:2000]}")
 
 
+async def sample(context, params) -> types.CreateMessageResult:
+    """The client's model, for an upstream's sampling request: answers without a model."""
+    asked = params.messages[0].content.text
+    return types.CreateMessageResult(role="assistant", model="test-model",
+                                     content=types.TextContent(type="text", text=f"sampled: {asked}"))
+
+
+async def elicit(context, params) -> types.ElicitResult:
+    """The user, for an upstream's elicitation: fills in the one required field."""
+    return types.ElicitResult(action="accept", content={"name": "Ada Lovelace"})
+
+
 def proxy(binary: str, store: str, upstream: list[str], mode: str, extra: list[str] | None = None,
           env: dict[str, str] | None = None) -> Client:
     args = ["--store", store, "--session", "proxy", "mcp", "proxy", *(extra or []), "--", *upstream]
     params = StdioServerParameters(command=binary, args=args, env=env)
-    return Client(params, mode=mode, read_timeout_seconds=60)
+    return Client(params, mode=mode, read_timeout_seconds=60, sampling_callback=sample,
+                  elicitation_callback=elicit)
 
 
 def node(prefix: str) -> str:
@@ -146,6 +159,12 @@ async def filesystem_flow(client: Client, directory: str) -> str:
 async def everything_flow(client: Client) -> str:
     tools = {tool.name: tool for tool in (await client.list_tools()).tools}
     check("echo" in tools and "scratchpad_read" in tools, f"tools: {sorted(tools)}")
+    if client.protocol_version != "2026-07-28":
+        # Requests from the upstream to the client (2026-07-28 has none) pass through the proxy.
+        _, text = await call(client, "trigger-sampling-request", {"prompt": "two words", "maxTokens": 20})
+        check("sampled: Resource trigger-sampling-request context: two words" in text, f"sampling: {text}")
+        _, text = await call(client, "trigger-elicitation-request", {})
+        check("Name: Ada Lovelace" in text, f"elicitation: {text}")
     _, text = await call(client, "echo", {"message": "hi"})
     check(text == "Echo: hi", f"small result passes through: {text!r}")
     result, text = await call(client, "get-structured-content", {"location": "Chicago"})
