@@ -203,7 +203,6 @@ pub fn offload_result(
         }
         return Ok(result);
     }
-    let mut save_as = call.save_as.clone();
     let text: Vec<&str> = result
         .content
         .iter()
@@ -213,26 +212,42 @@ pub fn offload_result(
         })
         .collect();
     let text = (!text.is_empty()).then(|| text.join("\n"));
+    let store_text = text
+        .as_ref()
+        .is_some_and(|text| text.len() > PART_INLINE_BYTES);
+    // The `scratchpad` name goes to the bulk of the result; other stored parts get automatic names.
+    let bulk = bulk_part(&result, text.as_deref(), store_text);
+    let mut save_as = call.save_as.clone();
+    let mut name_for = |part: Bulk| {
+        if bulk == Some(part) {
+            save_as.take()
+        } else {
+            None
+        }
+    };
     let mut content = Vec::with_capacity(result.content.len() + 2);
     let mut text_entry: Option<EntryInfo> = None;
-    let mut text_shown = false;
-    for block in std::mem::take(&mut result.content) {
+    let mut named: Option<EntryInfo> = None;
+    for (index, block) in std::mem::take(&mut result.content).into_iter().enumerate() {
         match block {
             ContentBlock::Text(block) => {
                 let Some(joined) = &text else { continue };
-                if joined.len() <= PART_INLINE_BYTES && save_as.is_none() {
+                if !store_text {
                     content.push(ContentBlock::Text(block));
-                } else if !text_shown {
-                    text_shown = true;
+                } else if text_entry.is_none() {
+                    let name = name_for(Bulk::Text);
                     let info = store(
                         pad,
                         call,
-                        save_as.take(),
+                        name.clone(),
                         Part::Text(joined.clone()),
                         JsonObject::new(),
                     )?;
                     content.push(observation_block(&info, JsonObject::new(), is_error, pad));
                     content.push(render::resource_link(&info));
+                    if name.is_some() {
+                        named = Some(info.clone());
+                    }
                     text_entry = Some(info);
                 }
             }
@@ -244,9 +259,13 @@ pub fn offload_result(
                         Part::Binary { metadata, .. } => metadata.clone(),
                         Part::Text(_) => embedded_metadata(&block),
                     };
-                    let info = store(pad, call, save_as.take(), part, metadata.clone())?;
+                    let name = name_for(Bulk::Block(index));
+                    let info = store(pad, call, name.clone(), part, metadata.clone())?;
                     content.push(observation_block(&info, metadata, is_error, pad));
                     content.push(render::resource_link(&info));
+                    if name.is_some() {
+                        named = Some(info);
+                    }
                 }
                 _ => content.push(block),
             },
@@ -262,13 +281,17 @@ pub fn offload_result(
             let info = match (&text_entry, &text) {
                 (Some(info), Some(text)) if repeats_text(&structured, text) => info.clone(),
                 _ => {
+                    let name = name_for(Bulk::Structured);
                     let info = store(
                         pad,
                         call,
-                        save_as.take(),
+                        name.clone(),
                         Part::Text(String::from_utf8_lossy(&bytes).into_owned()),
                         JsonObject::new(),
                     )?;
+                    if name.is_some() {
+                        named = Some(info.clone());
+                    }
                     if text_entry.is_none() {
                         result.content.push(observation_block(
                             &info,
@@ -285,7 +308,57 @@ pub fn offload_result(
                 .unwrap_or(Value::Null)
         });
     }
+    match (named, save_as) {
+        (Some(info), _) => note_replaced(&info, &mut result),
+        // Nothing large enough was stored on its own (many small parts): save it as a small one.
+        (None, Some(name)) => save_small(pad, call, &name, &mut result)?,
+        (None, None) => {}
+    }
     Ok(result)
+}
+
+/// A part of a result that may be stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Bulk {
+    /// All text blocks, joined.
+    Text,
+    /// The image, audio or embedded resource at this index of `content`.
+    Block(usize),
+    Structured,
+}
+
+/// The largest part that will be stored on its own, if any.
+fn bulk_part(result: &CallToolResult, text: Option<&str>, store_text: bool) -> Option<Bulk> {
+    let mut parts: Vec<(usize, Bulk)> = Vec::new();
+    if let (true, Some(text)) = (store_text, text) {
+        parts.push((text.len(), Bulk::Text));
+    }
+    for (index, block) in result.content.iter().enumerate() {
+        if let Some(size) = stored_size(block).filter(|size| *size > PART_INLINE_BYTES) {
+            parts.push((size, Bulk::Block(index)));
+        }
+    }
+    if let Some(structured) = &result.structured_content {
+        let size = serde_json::to_vec(structured).map_or(0, |v| v.len());
+        let repeated = store_text && text.is_some_and(|text| repeats_text(structured, text));
+        if size > PART_INLINE_BYTES && !repeated {
+            parts.push((size, Bulk::Structured));
+        }
+    }
+    parts
+        .into_iter()
+        .max_by_key(|(size, _)| *size)
+        .map(|(_, part)| part)
+}
+
+/// Says so when a `scratchpad` name replaced an entry that already existed.
+fn note_replaced(info: &EntryInfo, result: &mut CallToolResult) {
+    if info.version > 1 {
+        result.content.push(ContentBlock::text(format!(
+            "[scratchpad: `{}` already existed; it now holds this output (version {})]",
+            info.name, info.version
+        )));
+    }
 }
 
 /// Whether structured content carries the same payload as the text: the text is its JSON, or it
@@ -332,7 +405,24 @@ fn save_small(
         info.name
     )));
     result.content.push(render::resource_link(&info));
+    note_replaced(&info, result);
     Ok(())
+}
+
+/// The size [`binary_part`] would give `block`, without decoding it (base64 is 4 characters for 3
+/// bytes).
+fn stored_size(block: &ContentBlock) -> Option<usize> {
+    let decoded = |data: &str| data.len() / 4 * 3;
+    match block {
+        ContentBlock::Image(image) => Some(decoded(&image.data)),
+        ContentBlock::Audio(audio) => Some(decoded(&audio.data)),
+        ContentBlock::Resource(resource) => match &resource.resource {
+            ResourceContents::TextResourceContents { text, .. } => Some(text.len()),
+            ResourceContents::BlobResourceContents { blob, .. } => Some(decoded(blob)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 fn part_size(part: &Part) -> usize {

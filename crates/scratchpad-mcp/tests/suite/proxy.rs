@@ -332,6 +332,68 @@ fn the_scratchpad_argument_stores_a_small_output_under_its_name() {
     let out =
         rewrite::offload_result(&pad, &call_info("count", 4096, Some("big")), result).unwrap();
     assert_eq!(observation(&out)["scratchpad"], "big");
+    assert!(!text(&out).contains("already existed"), "{}", text(&out));
+    // The same name again: replaced, and the result says so.
+    let result = CallToolResult::success(vec![ContentBlock::text(log_with_error(1_000, 5))]);
+    let out =
+        rewrite::offload_result(&pad, &call_info("count", 4096, Some("big")), result).unwrap();
+    assert!(
+        text(&out).contains("`big` already existed; it now holds this output (version 2)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn the_scratchpad_name_goes_to_the_bulk_of_a_mixed_result() {
+    let (pad, _dir) = pad();
+    let png: Vec<u8> = (0..6_000u32).map(|i| (i % 251) as u8).collect();
+    let b64 = base64::engine::general_purpose::STANDARD.encode(&png);
+    let result = CallToolResult::success(vec![
+        ContentBlock::text("Here's the image you requested:"),
+        ContentBlock::image(b64, "image/png"),
+        ContentBlock::text("The image above is the MCP logo."),
+    ]);
+    let out =
+        rewrite::offload_result(&pad, &call_info("get-image", 4096, Some("logo")), result).unwrap();
+    let logo = pad.get("logo").unwrap();
+    assert_eq!(
+        logo.kind,
+        scratchpad_core::Kind::Binary,
+        "the image, not the caption"
+    );
+    assert_eq!(logo.bytes, png.len() as u64);
+    // Both captions stay inline, in order, around the image's reference.
+    let texts: Vec<&str> = out
+        .content
+        .iter()
+        .filter_map(|block| block.as_text().map(|t| t.text.as_str()))
+        .collect();
+    assert_eq!(texts.first(), Some(&"Here's the image you requested:"));
+    assert_eq!(texts.last(), Some(&"The image above is the MCP logo."));
+    assert_eq!(observation(&out)["scratchpad"], "logo");
+    assert_eq!(links(&out), ["scratchpad://default/logo"]);
+}
+
+#[test]
+fn many_small_parts_over_the_threshold_still_honour_the_scratchpad_name() {
+    let (pad, _dir) = pad();
+    let small = base64::engine::general_purpose::STANDARD.encode([7u8; 300]);
+    let blocks: Vec<ContentBlock> = (0..20)
+        .map(|_| ContentBlock::image(small.clone(), "image/png"))
+        .collect();
+    let out = rewrite::offload_result(
+        &pad,
+        &call_info("icons", 4096, Some("icons")),
+        CallToolResult::success(blocks),
+    )
+    .unwrap();
+    assert_eq!(
+        pad.get("icons").unwrap().bytes,
+        300,
+        "the first part is kept under the name"
+    );
+    assert!(text(&out).contains("`icons`"), "{}", text(&out));
 }
 
 #[test]
