@@ -11,6 +11,10 @@ pub enum Error {
     /// The MCP session failed.
     #[error("MCP protocol error: {0}")]
     Protocol(String),
+    /// The proxy's upstream server could not be started, reached or introduced to; the message
+    /// names it and says why.
+    #[error("{0}")]
+    Upstream(String),
     #[error(transparent)]
     Io(#[from] std::io::Error),
     #[error(transparent)]

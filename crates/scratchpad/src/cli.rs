@@ -192,7 +192,7 @@ pub struct ProxyArgs {
     #[arg(long)]
     pub lazy_tools: bool,
     /// Seconds a tool call may run upstream before the client gets an error and the upstream a
-    /// cancellation
+    /// cancellation (the upstream's start-up handshake gets this long too, at most 30)
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub call_timeout: u64,
     /// The upstream server's command and arguments, after `--`

@@ -36,6 +36,8 @@ pub use upstream::{HttpUpstream, UpstreamSpec};
 /// How long a tool call may run upstream before the client gets an error (and the upstream a
 /// cancellation), when none is configured.
 pub const DEFAULT_CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// How long the upstream may take to start and answer `initialize` (or the call timeout, if shorter).
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(30);
 /// How long any other request may take upstream.
 const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -158,7 +160,8 @@ impl ProxyServer {
             info,
             tools_changed: self.inner.tools_changed.clone(),
         };
-        let upstream = Upstream::connect(&self.inner.options.upstream, handler)
+        let handshake = self.inner.options.call_timeout.min(HANDSHAKE_TIMEOUT);
+        let upstream = Upstream::connect(&self.inner.options.upstream, handler, handshake)
             .await
             .map(Arc::new)
             .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;

@@ -367,8 +367,26 @@ pub struct Upstream {
 }
 
 impl Upstream {
-    /// Starts (or reaches) the upstream and completes its handshake.
-    pub async fn connect(spec: &UpstreamSpec, handler: UpstreamHandler) -> Result<Self> {
+    /// Starts (or reaches) the upstream and completes its handshake within `timeout`.
+    pub async fn connect(
+        spec: &UpstreamSpec,
+        handler: UpstreamHandler,
+        timeout: Duration,
+    ) -> Result<Self> {
+        // Dropping a handshake that ran out of time kills a child process.
+        tokio::time::timeout(timeout, Self::handshake(spec, handler))
+            .await
+            .unwrap_or_else(|_| {
+                Err(Error::Upstream(format!(
+                    "the upstream server `{}` did not answer the MCP handshake within {} s; check \
+                     that it is an MCP server (speaking on stdout, or at that URL)",
+                    spec.label(),
+                    timeout.as_secs()
+                )))
+            })
+    }
+
+    async fn handshake(spec: &UpstreamSpec, handler: UpstreamHandler) -> Result<Self> {
         let progress = Arc::new(ProgressRelay::default());
         let (queue, queued) = mpsc::unbounded_channel();
         tokio::spawn(progress.clone().forward(queued, handler.downstream.clone()));
@@ -385,7 +403,7 @@ impl Upstream {
                     .stderr(std::process::Stdio::inherit())
                     .spawn()
                     .map_err(|err| {
-                        Error::Config(format!(
+                        Error::Upstream(format!(
                             "cannot start the upstream server `{}`: {err}",
                             spec.label()
                         ))
@@ -406,10 +424,15 @@ impl Upstream {
             } else if cause.contains("Auth required") {
                 "; give the server's token with SCRATCHPAD_UPSTREAM_TOKEN (or --upstream-token), or \
                  other credentials with --upstream-header"
+            } else if matches!(spec, UpstreamSpec::Command { .. })
+                && matches!(err, ClientInitializeError::ConnectionClosed(_))
+            {
+                "; the command exited, or wrote something other than MCP JSON-RPC to stdout (its \
+                 stderr is shown above)"
             } else {
                 ""
             };
-            Error::Protocol(format!(
+            Error::Upstream(format!(
                 "the upstream server `{}` did not complete the MCP handshake: {cause}{hint}",
                 spec.label()
             ))

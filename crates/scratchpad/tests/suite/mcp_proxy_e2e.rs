@@ -219,6 +219,20 @@ fn proxy_without_an_upstream_or_with_a_bad_one_says_how_to_give_one() {
         "{}",
         run.stderr
     );
+    // An upstream that never answers the handshake, or exits at once: the client's initialize gets
+    // an error that says so, in time, and no upstream process is left behind.
+    let initialize = br#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}
+"#;
+    let silent = ["mcp", "proxy", "--call-timeout", "2", "--", "sleep", "30"];
+    let run = pad.run_stdin(&silent, initialize);
+    assert!(
+        run.stdout
+            .contains("did not answer the MCP handshake within 2 s"),
+        "{}",
+        run.stdout
+    );
+    let run = pad.run_stdin(&["mcp", "proxy", "--", "true"], initialize);
+    assert!(run.stdout.contains("the command exited"), "{}", run.stdout);
 }
 
 /// server-everything serving streamable HTTP on a free port.
