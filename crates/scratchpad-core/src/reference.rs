@@ -98,14 +98,28 @@ impl Scratchpad {
         let (key, value) = selector
             .split_once('=')
             .ok_or_else(|| bad_selector(selector))?;
+        // A selection that starts past the end would put nothing where the caller expects content.
+        let past_end = |what: &str, size: u64| {
+            Error::invalid(format!(
+                "#{selector} starts past the end of `{name}`, which has {} {what}; \
+                 scratchpad_read shows what is there",
+                crate::preview::thousands(size)
+            ))
+        };
         match key {
             "lines" => {
-                let (from, to) = parse_span(value).ok_or_else(|| bad_selector(selector))?;
+                let (from, to) = parse_span(value).ok_or_else(|| bad_span(selector))?;
+                if from > info.lines {
+                    return Err(past_end("lines", info.lines));
+                }
                 let reply = self.read(name, &ReadMode::Lines { from, to: Some(to) }, unbounded)?;
                 Ok(reply.unnumbered_lines().collect::<Vec<_>>().join("\n"))
             }
             "range" => {
-                let (start, end) = parse_span(value).ok_or_else(|| bad_selector(selector))?;
+                let (start, end) = parse_span(value).ok_or_else(|| bad_span(selector))?;
+                if start >= info.chars && start > 0 {
+                    return Err(past_end("characters", info.chars));
+                }
                 Ok(self
                     .read(
                         name,
@@ -137,9 +151,19 @@ impl Scratchpad {
     }
 }
 
+/// `A-B`, or `N` for `N-N`.
 fn parse_span(value: &str) -> Option<(u64, u64)> {
-    let (a, b) = value.split_once('-')?;
-    Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+    match value.split_once('-') {
+        Some((a, b)) => Some((a.trim().parse().ok()?, b.trim().parse().ok()?)),
+        None => value.trim().parse().ok().map(|n| (n, n)),
+    }
+}
+
+fn bad_span(selector: &str) -> Error {
+    Error::invalid(format!(
+        "`#{selector}` is not a span: write A-B with whole numbers (lines 1-based and inclusive, \
+         e.g. #lines=10-20 or #lines=7; ranges in characters, end exclusive, e.g. #range=0-500)"
+    ))
 }
 
 fn bad_selector(selector: &str) -> Error {

@@ -59,6 +59,34 @@ fn unknown_names_and_bad_selectors_are_errors(backend: Backend) {
         .unwrap_err()
         .to_string();
     assert!(err.contains("#lines=10-20"), "{err}");
+    // A selection past the end is an error, never an empty string in the tool's arguments.
+    let err = pad
+        .resolve("{{scratchpad:lines#lines=10-20}}")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("past the end") && err.contains("1 lines"),
+        "{err}"
+    );
+    let err = pad
+        .resolve("{{scratchpad:lines#range=1000-2000}}")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("past the end") && err.contains("4 characters"),
+        "{err}"
+    );
+    let err = pad
+        .resolve("{{scratchpad:lines#lines=x-2}}")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("not a span"), "{err}");
+    // A single line, and a span that runs past the end (clamped), still resolve.
+    assert_eq!(pad.resolve("{{scratchpad:lines#lines=1}}").unwrap(), "one");
+    assert_eq!(
+        pad.resolve("{{scratchpad:lines#lines=1-9}}").unwrap(),
+        "one"
+    );
     let err = pad.resolve("{{scratchpad:lines").unwrap_err().to_string();
     assert!(err.contains("unterminated"), "{err}");
     let other = pad.with_session("other").unwrap();

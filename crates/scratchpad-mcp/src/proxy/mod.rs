@@ -273,8 +273,8 @@ impl ProxyServer {
             Ok(_) => rmcp::model::JsonObject::new(),
             Err(err) => {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "{err}. The tool `{listed}` was not called: fix the {{{{scratchpad:NAME}}}} \
-                     placeholder (scratchpad_list shows the names of this session)."
+                    "{err}. The tool `{listed}` was not called: fix the {{{{scratchpad:…}}}} \
+                     placeholder and call it again."
                 ))]));
             }
         };

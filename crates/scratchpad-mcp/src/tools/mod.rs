@@ -328,10 +328,19 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
     .map(|(field, _, _)| field)
     .collect();
     if !unused.is_empty() {
+        let takes: &[&str] = match mode {
+            ReadModeName::Head | ReadModeName::Tail => &["n"],
+            ReadModeName::Range => &["start", "end"],
+            ReadModeName::Lines => &["from", "to"],
+            ReadModeName::Grep => &["pattern", "context", "max_matches", "ignore_case"],
+            ReadModeName::Json => &["query"],
+            ReadModeName::Bytes => &["offset", "length"],
+            ReadModeName::Full => &["force"],
+        };
         let hint = if args.mode.is_none() {
-            " (no mode was given, so it defaulted to full; set mode)"
+            " (no mode was given, so it defaulted to full; set mode)".to_owned()
         } else {
-            ""
+            format!(" (mode={} takes `{}`)", mode_str(mode), takes.join("`, `"))
         };
         return Err(Failure::arguments(
             READ,
