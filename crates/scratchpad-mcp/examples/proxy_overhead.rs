@@ -95,6 +95,7 @@ async fn main() -> Result<(), Error> {
     let url = format!("http://{}/mcp", listener.local_addr()?);
     tokio::spawn(async move { axum::serve(listener, router).await });
 
+    scratchpad_mcp::proxy::upstream::use_ring_for_tls();
     let direct = ().serve(StreamableHttpClientTransport::from_uri(url.as_str())).await?;
 
     let dir = tempfile::tempdir()?;

@@ -151,8 +151,10 @@ fn root_causes(err: &DynamicTransportError) -> String {
     chain.join(": ")
 }
 
-/// HTTPS upstreams use rustls with the `ring` provider (no system OpenSSL, no cmake).
-fn use_ring_for_tls() {
+/// Makes rustls' `ring` provider the process default, which the HTTP client needs before it is built
+/// (HTTPS upstreams use rustls: no system OpenSSL, no cmake). The proxy calls it itself; call it
+/// before building another rmcp HTTP client in the same process. Idempotent.
+pub fn use_ring_for_tls() {
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
         // Fails only if the process already chose a provider, which then serves as well.
