@@ -147,8 +147,12 @@ pub enum McpCommand {
     replaced by stored content before the upstream sees them. Output schemas are widened so strict \
     clients accept an offloaded result. An upstream tool whose name clashes with a scratchpad tool is \
     listed as upstream_NAME.\n\n\
-    Speaks MCP on stdin/stdout; logs and the upstream's stderr go to stderr. The upstream child is \
-    reaped when the proxy exits.\n\n\
+    Speaks MCP on stdin/stdout; logs and the upstream's stderr go to stderr. Read modes of \
+    scratchpad_read: head, tail, range, lines, grep, json, bytes, full. A `scratchpad` name that \
+    already exists is replaced (the result says so). `resources/list` shows the upstream's resources, \
+    then this session's entries as scratchpad://SESSION/NAME. An upstream that crashes is started \
+    again on the next request (the cut call is reported, not retried); the upstream child is reaped \
+    when the proxy exits.\n\n\
     In a client's configuration, replace\n  \
     \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
     with\n  \
