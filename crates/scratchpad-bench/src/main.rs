@@ -200,7 +200,8 @@ fn put_named(pad: &Scratchpad, name: &str, input: &mut dyn Read) -> Result<()> {
 
 fn raw_sqlite(dir: &Path) -> Result<rusqlite::Connection> {
     let conn = rusqlite::Connection::open(dir.join("raw.db"))?;
-    conn.pragma_update(None, "page_size", 65_536)?;
+    // The same page size and journal as the store, so the baseline differs only in what is written.
+    conn.pragma_update(None, "page_size", scratchpad_core::store::sqlite::PAGE_SIZE)?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.execute_batch(
