@@ -26,9 +26,6 @@ const BUSY_TIMEOUT_MS: u64 = 30_000;
 /// 5 KB offload write about a megabyte. 4 KiB pages cut 10,000 small offloads from 23 s to 7 s, while
 /// a 100 MB offload and grep over it stayed within noise (BENCHMARKS.md).
 pub const PAGE_SIZE: u32 = 4_096;
-/// Page cache per connection (KiB, as SQLite's negative `cache_size`): the default 2 MB misses on
-/// the entry and full-text indexes of a store with thousands of entries.
-const CACHE_KIB: i64 = 32 * 1024;
 /// Idle connections kept for reuse.
 const POOL_MAX_IDLE: usize = 8;
 
@@ -79,13 +76,14 @@ impl SqliteStore {
             ))
         })?;
         conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
+        // Room for every statement of the read and write paths (see `Cached`).
+        conn.set_prepared_statement_cache_capacity(64);
         // Only takes effect on a new, empty database; harmless afterwards.
         conn.pragma_update(None, "page_size", PAGE_SIZE)?;
         conn.pragma_update(None, "auto_vacuum", "INCREMENTAL")?;
         conn.pragma_update(None, "journal_mode", "WAL")?;
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.pragma_update(None, "foreign_keys", "ON")?;
-        conn.pragma_update(None, "cache_size", -CACHE_KIB)?;
         Ok(conn)
     }
 
@@ -304,7 +302,7 @@ fn insert_chunks(tx: &Connection, blob: i64, chunks: &[Chunk]) -> Result<()> {
 /// Stores the content once: reuses a blob with the same hash, else completes the staged one or writes a new one.
 fn settle_blob(tx: &Connection, stats: &BlobStats, pending: PendingBlob, now: i64) -> Result<i64> {
     let existing: Option<i64> = tx
-        .query_row(
+        .row(
             "UPDATE blobs SET touched_at = ?2 WHERE hash = ?1 AND state = 1 RETURNING id",
             params![stats.hash, now],
             |r| r.get(0),
@@ -312,13 +310,13 @@ fn settle_blob(tx: &Connection, stats: &BlobStats, pending: PendingBlob, now: i6
         .optional()?;
     if let Some(id) = existing {
         if let Some(staged) = pending.staged {
-            tx.execute("DELETE FROM blobs WHERE id = ?1", [staged])?;
+            tx.exec("DELETE FROM blobs WHERE id = ?1", [staged])?;
         }
         return Ok(id);
     }
     let id = match pending.staged {
         Some(staged) => {
-            let alive = tx.execute(
+            let alive = tx.exec(
                 "UPDATE blobs SET touched_at = ?2 WHERE id = ?1 AND state = 0",
                 params![staged, now],
             )?;
@@ -330,14 +328,14 @@ fn settle_blob(tx: &Connection, stats: &BlobStats, pending: PendingBlob, now: i6
             }
             staged
         }
-        None => tx.query_row(
+        None => tx.row(
             "INSERT INTO blobs (state, touched_at) VALUES (0, ?1) RETURNING id",
             [now],
             |r| r.get(0),
         )?,
     };
     insert_chunks(tx, id, &pending.buffered)?;
-    tx.execute(
+    tx.exec(
         "UPDATE blobs SET hash = ?2, bytes = ?3, chars = ?4, lines = ?5, state = 1, touched_at = ?6 WHERE id = ?1",
         params![
             id,
@@ -353,7 +351,7 @@ fn settle_blob(tx: &Connection, stats: &BlobStats, pending: PendingBlob, now: i6
 
 fn next_auto_name(tx: &Connection, session: &str, stem: &str) -> Result<String> {
     loop {
-        let seq: i64 = tx.query_row(
+        let seq: i64 = tx.row(
             "INSERT INTO sessions (name, next_seq) VALUES (?1, 2) \
              ON CONFLICT (name) DO UPDATE SET next_seq = next_seq + 1 RETURNING next_seq - 1",
             [session],
@@ -363,6 +361,33 @@ fn next_auto_name(tx: &Connection, session: &str, stem: &str) -> Result<String> 
         if find_any(tx, session, &name)?.is_none() {
             return Ok(name);
         }
+    }
+}
+
+/// `execute` and `query_row` through the connection's statement cache. The write path runs the same
+/// few statements for every entry, and parsing them again each time was a tenth of a small offload.
+trait Cached {
+    fn exec(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize>;
+    fn row<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T>;
+}
+
+impl Cached for Connection {
+    fn exec(&self, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+        self.prepare_cached(sql)?.execute(params)
+    }
+
+    fn row<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> rusqlite::Result<T> {
+        self.prepare_cached(sql)?.query_row(params, f)
     }
 }
 
@@ -458,7 +483,7 @@ impl Store for SqliteStore {
             let meta = serde_json::to_string(&write.meta).unwrap_or_else(|_| "null".into());
             let rowid: i64 = match &existing {
                 Some((rowid, old)) => {
-                    tx.execute(
+                    tx.exec(
                         "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
                          preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
                          accessed_at = ?13, expires_at = ?14, pinned = ?15, version = version + 1 WHERE rowid = ?1",
@@ -483,10 +508,10 @@ impl Store for SqliteStore {
                     if old.blob != blob_id {
                         release_blob(tx, old.blob)?;
                     }
-                    tx.execute("DELETE FROM entries_fts WHERE rowid = ?1", [rowid])?;
+                    tx.exec("DELETE FROM entries_fts WHERE rowid = ?1", [rowid])?;
                     *rowid
                 }
-                None => tx.query_row(
+                None => tx.row(
                     "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
                      source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, version) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, ?17, 1) \
@@ -513,12 +538,12 @@ impl Store for SqliteStore {
                     |r| r.get(0),
                 )?,
             };
-            tx.execute(
+            tx.exec(
                 "INSERT INTO entries_fts (rowid, name, body) VALUES (?1, ?2, ?3)",
                 params![rowid, name.replace(['_', '-', '.'], " "), write.search_text],
             )?;
             let sql = format!("SELECT {ENTRY_COLUMNS} FROM entries WHERE rowid = ?1");
-            let (_, entry) = tx.query_row(&sql, [rowid], entry_from_row)?;
+            let (_, entry) = tx.row(&sql, [rowid], entry_from_row)?;
             Ok(entry)
         });
         if let (Err(_), Some(staged)) = (&result, staged) {
