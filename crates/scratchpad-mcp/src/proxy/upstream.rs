@@ -151,6 +151,22 @@ fn root_causes(err: &DynamicTransportError) -> String {
     chain.join(": ")
 }
 
+/// Whether a transport error comes from writing to a peer that has gone: a child process that
+/// exited before it read what was sent.
+fn is_broken_pipe(err: &DynamicTransportError) -> bool {
+    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err.error.as_ref());
+    while let Some(cause) = source {
+        if cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+        {
+            return true;
+        }
+        source = cause.source();
+    }
+    false
+}
+
 /// Makes rustls' `ring` provider the process default, which the HTTP client needs before it is built
 /// (HTTPS upstreams use rustls: no system OpenSSL, no cmake). The proxy calls it itself; call it
 /// before building another rmcp HTTP client in the same process. Idempotent.
@@ -427,7 +443,12 @@ impl Upstream {
                 "; give the server's token with SCRATCHPAD_UPSTREAM_TOKEN (or --upstream-token), or \
                  other credentials with --upstream-header"
             } else if matches!(spec, UpstreamSpec::Command { .. })
-                && matches!(err, ClientInitializeError::ConnectionClosed(_))
+                && match &err {
+                    ClientInitializeError::ConnectionClosed(_) => true,
+                    // A child that exits before reading the request closes its stdin first.
+                    ClientInitializeError::TransportError { error, .. } => is_broken_pipe(error),
+                    _ => false,
+                }
             {
                 "; the command exited, or wrote something other than MCP JSON-RPC to stdout (its \
                  stderr is shown above)"

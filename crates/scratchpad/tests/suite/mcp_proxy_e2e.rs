@@ -231,8 +231,15 @@ fn proxy_without_an_upstream_or_with_a_bad_one_says_how_to_give_one() {
         "{}",
         run.stdout
     );
-    let run = pad.run_stdin(&["mcp", "proxy", "--", "true"], initialize);
-    assert!(run.stdout.contains("the command exited"), "{}", run.stdout);
+    // Whether the proxy's write meets a closed pipe or its read meets end of file is a race; both
+    // say what happened.
+    for upstream in [&["true"][..], &["sh", "-c", "exec 0<&-; sleep 1"]] {
+        let run = pad.run_stdin(
+            &[&["mcp", "proxy", "--"][..], upstream].concat(),
+            initialize,
+        );
+        assert!(run.stdout.contains("the command exited"), "{}", run.stdout);
+    }
 }
 
 /// server-everything serving streamable HTTP on a free port.
