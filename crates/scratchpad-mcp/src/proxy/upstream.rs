@@ -129,24 +129,28 @@ impl HttpUpstream {
     }
 }
 
-/// What went wrong, without the transport's type names: the innermost causes of a transport error,
-/// which say what happened (e.g. `invalid peer certificate: UnknownIssuer`, `Connection refused`).
-fn root_causes(err: &DynamicTransportError) -> String {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = match err
+/// A transport error and its causes, outermost first.
+fn causes(err: &DynamicTransportError) -> impl Iterator<Item = &(dyn std::error::Error + 'static)> {
+    let first: &(dyn std::error::Error + 'static) = match err
         .error
         .downcast_ref::<StreamableHttpError<reqwest::Error>>()
     {
         // rmcp does not expose the HTTP client's error as a source; start from it.
-        Some(StreamableHttpError::Client(client)) => Some(client),
-        _ => Some(err.error.as_ref()),
+        Some(StreamableHttpError::Client(client)) => client,
+        _ => err.error.as_ref(),
     };
+    std::iter::successors(Some(first), |cause| cause.source())
+}
+
+/// What went wrong, without the transport's type names: the innermost causes of a transport error,
+/// which say what happened (e.g. `invalid peer certificate: UnknownIssuer`, `Connection refused`).
+fn root_causes(err: &DynamicTransportError) -> String {
     let mut chain: Vec<String> = Vec::new();
-    while let Some(cause) = source {
+    for cause in causes(err) {
         let said = cause.to_string();
         if !chain.iter().any(|earlier| earlier.contains(&said)) {
             chain.push(said);
         }
-        source = cause.source();
     }
     chain.join(": ")
 }
@@ -154,17 +158,11 @@ fn root_causes(err: &DynamicTransportError) -> String {
 /// Whether a transport error comes from writing to a peer that has gone: a child process that
 /// exited before it read what was sent.
 fn is_broken_pipe(err: &DynamicTransportError) -> bool {
-    let mut source: Option<&(dyn std::error::Error + 'static)> = Some(err.error.as_ref());
-    while let Some(cause) = source {
-        if cause
+    causes(err).any(|cause| {
+        cause
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
-        {
-            return true;
-        }
-        source = cause.source();
-    }
-    false
+    })
 }
 
 /// Makes rustls' `ring` provider the process default, which the HTTP client needs before it is built
