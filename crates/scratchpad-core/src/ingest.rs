@@ -125,7 +125,8 @@ impl<'a> Pass<'a> {
             let n = match input.read(&mut self.pending[start..]) {
                 Ok(n) => n,
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => return Err(e.into()),
+                // An entry's own content (an append) fails with the engine's error inside.
+                Err(e) => return Err(crate::read::source::from_io(e)),
             };
             self.filled += n;
             if n == 0 {

@@ -26,6 +26,10 @@ const GC_ON_OPEN_INTERVAL_MS: i64 = 10 * 60 * 1000;
 const STALE_WRITE_MS: i64 = 60 * 60 * 1000;
 /// Reads refresh an entry's access time at most this often (ms), so reads rarely write.
 const TOUCH_INTERVAL_MS: i64 = 60 * 1000;
+/// Times a read starts again after a concurrent overwrite freed what it was reading.
+const READ_RETRIES: u32 = 12;
+/// Times an append or edit that gave no version starts again after another writer got in first.
+const UPDATE_RETRIES: u32 = 24;
 /// Largest note an edit rewrites in memory (bytes).
 pub const EDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
 
@@ -250,12 +254,22 @@ impl Scratchpad {
     }
 
     fn write_bytes(&self, name: &str, content: &[u8], opts: WriteOptions) -> Result<EntryInfo> {
-        validate_name("name", name)?;
-        let existing = self.lookup(name).ok();
         let condition = match opts.if_version {
             Some(v) => WriteCondition::IfVersion(v),
             None => WriteCondition::Any,
         };
+        self.write_if(name, content, opts, condition)
+    }
+
+    fn write_if(
+        &self,
+        name: &str,
+        content: &[u8],
+        opts: WriteOptions,
+        condition: WriteCondition,
+    ) -> Result<EntryInfo> {
+        validate_name("name", name)?;
+        let existing = self.lookup(name).ok();
         // An overwrite keeps what the caller did not change.
         let (pinned, meta, turn, source) = match &existing {
             Some(e) => (
@@ -293,13 +307,20 @@ impl Scratchpad {
         )
     }
 
-    /// Appends text to a note (creating it when absent), atomically.
+    /// Appends text to a note (creating it when absent), atomically. Without `if_version`, another
+    /// writer getting in first is no conflict: the text goes after whatever is newest.
     pub fn append(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
         validate_name("name", name)?;
+        retry_unversioned(opts.if_version, || {
+            self.append_once(name, text, opts.clone())
+        })
+    }
+
+    fn append_once(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
         let existing = match self.lookup(name) {
             Ok(entry) => entry,
             Err(Error::NotFound { .. }) if opts.if_version.is_none() => {
-                return self.write(name, text, opts);
+                return self.write_if(name, text.as_bytes(), opts, WriteCondition::CreateOnly);
             }
             Err(e) => return Err(e),
         };
@@ -335,6 +356,7 @@ impl Scratchpad {
     }
 
     /// Replaces `old` by `new` in a note: `old` must occur exactly once unless `replace_all`.
+    /// Without `if_version`, an edit that another writer beat to the note looks at it again.
     pub fn edit(
         &self,
         name: &str,
@@ -348,6 +370,19 @@ impl Scratchpad {
                 "the text to replace is empty; give the exact text to change (use append to add text)",
             ));
         }
+        retry_unversioned(if_version, || {
+            self.edit_once(name, old, new, replace_all, if_version)
+        })
+    }
+
+    fn edit_once(
+        &self,
+        name: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        if_version: Option<u64>,
+    ) -> Result<EditOutcome> {
         let existing = self.lookup(name)?;
         let version = check_expected(&existing.info, if_version)?;
         let info = &existing.info;
@@ -470,11 +505,15 @@ impl Scratchpad {
         mode: &ReadMode,
         budget_chars: Option<usize>,
     ) -> Result<ReadReply> {
-        // A concurrent overwrite can free the content between lookup and read: look again and retry.
-        let mut tries = 0;
+        // A concurrent overwrite can free the content between lookup and read: look again. Writers
+        // in a tight loop could win every immediate retry, so later ones wait a little first.
+        let mut retries = 0;
         loop {
             match self.read_once(name, mode, budget_chars) {
-                Err(Error::Raced(_)) if tries < 5 => tries += 1,
+                Err(Error::Raced(_)) if retries < READ_RETRIES => {
+                    std::thread::sleep(retry_pause(retries));
+                    retries += 1;
+                }
                 Err(Error::Raced(_)) => return Err(Error::Raced(name.to_owned())),
                 other => return other,
             }
@@ -571,6 +610,39 @@ impl Scratchpad {
         }
         Ok(())
     }
+}
+
+/// Runs an update of a note again, after a pause, when another writer changed the note first,
+/// unless the caller named the version it meant to change: then that is their conflict to see.
+fn retry_unversioned<T>(
+    if_version: Option<u64>,
+    mut update: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    if if_version.is_some() {
+        return update();
+    }
+    let mut retries = 0;
+    loop {
+        match update() {
+            Err(Error::Conflict(_) | Error::Raced(_)) if retries < UPDATE_RETRIES => {
+                std::thread::sleep(retry_pause(retries));
+                retries += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// How long the `retry`-th retry after a collision with another writer waits: nothing at first,
+/// then a doubling pause (capped at 50 ms: 313 ms over a read's retries) cut by a random part of
+/// up to half, so that processes that collided once do not collide again in step.
+fn retry_pause(retry: u32) -> std::time::Duration {
+    if retry == 0 {
+        return std::time::Duration::ZERO;
+    }
+    let full_us = (1000u64 << (retry - 1).min(6)).min(50_000);
+    let cut = getrandom::u64().map_or(0, |r| r % (full_us / 2));
+    std::time::Duration::from_micros(full_us - cut)
 }
 
 fn check_key(key: &str) -> Result<()> {
@@ -679,5 +751,22 @@ mod store_url_tests {
             parse_store_url("postgresql://u:pw@h/db"),
             Ok(StoreUrl::Postgres(_))
         ));
+    }
+}
+
+#[cfg(test)]
+mod raced_read_tests {
+    use super::*;
+
+    #[test]
+    fn raced_reads_back_off_within_a_third_of_a_second() {
+        use std::time::Duration;
+        assert_eq!(retry_pause(0), Duration::ZERO);
+        let pauses: Vec<Duration> = (1..READ_RETRIES).map(retry_pause).collect();
+        assert!(pauses[0] >= Duration::from_micros(500) && pauses[0] <= Duration::from_millis(1));
+        assert!(pauses.iter().all(|p| *p <= Duration::from_millis(50)));
+        let total: Duration = pauses.iter().sum();
+        assert!(total <= Duration::from_millis(313), "{total:?}");
+        assert!(total >= Duration::from_millis(156), "{total:?}");
     }
 }

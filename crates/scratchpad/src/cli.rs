@@ -482,7 +482,9 @@ pub struct WriteArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Append TEXT (or stdin when TEXT is absent) to a note, creating it when \
-    absent. Nothing is added between the old and the new text.\n\n\
+    absent. Nothing is added between the old and the new text. Several agents may append to \
+    one note at once: each text lands whole, after whatever the newest version holds (give \
+    --if-version to append only to the version you read).\n\n\
     Example:\n  \
     scratchpad append findings $'- the cache key ignores the locale\\n'"
 )]

@@ -1,4 +1,5 @@
-//! Several processes updating one note with `if_version` never lose an update.
+//! Several processes updating one note never lose an update: read-modify-write with `if_version`,
+//! and plain appends that give no version at all.
 
 use scratchpad_core::{Error, ReadMode, Scratchpad, WriteOptions};
 
@@ -45,6 +46,58 @@ fn concurrent_child_increments() {
     }
 }
 
+/// Runs in each child: appends its own lines to a note that may not exist yet, giving no version.
+#[test]
+#[ignore = "runs only as the child of processes_appending_to_one_note_lose_nothing"]
+fn concurrent_child_appends() {
+    let url = std::env::var("SCRATCHPAD_TEST_STORE").unwrap();
+    let me = std::env::var("SCRATCHPAD_TEST_WRITER").unwrap();
+    let pad = Scratchpad::open(&url).unwrap();
+    for i in 0..INCREMENTS {
+        pad.append("findings", &format!("{me} {i}\n"), WriteOptions::default())
+            .unwrap();
+    }
+}
+
+fn processes_appending_to_one_note_lose_nothing(backend: Backend) {
+    let store = backend.store();
+    let pad = Scratchpad::open(&store.url).unwrap();
+    let children: Vec<_> = (0..WRITERS)
+        .map(|i| {
+            spawn_child(
+                "suite::concurrency::concurrent_child_appends",
+                &[
+                    ("SCRATCHPAD_TEST_STORE", store.url.clone()),
+                    ("SCRATCHPAD_TEST_WRITER", format!("w{i}")),
+                ],
+            )
+        })
+        .collect();
+    for mut child in children {
+        assert!(child.0.wait().unwrap().success());
+    }
+    let text = pad
+        .read("findings", &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text;
+    for w in 0..WRITERS {
+        let mine: Vec<&str> = text
+            .lines()
+            .filter(|l| l.starts_with(&format!("w{w} ")))
+            .collect();
+        let expected: Vec<String> = (0..INCREMENTS).map(|i| format!("w{w} {i}")).collect();
+        assert_eq!(
+            mine, expected,
+            "writer {w}'s appends, all there and in order"
+        );
+    }
+    assert_eq!(text.lines().count(), WRITERS * INCREMENTS);
+    assert_eq!(
+        pad.get("findings").unwrap().version,
+        (WRITERS * INCREMENTS) as u64
+    );
+}
+
 fn processes_updating_one_note_lose_nothing(backend: Backend) {
     let store = backend.store();
     let url = store.url.clone();
@@ -85,4 +138,7 @@ fn processes_updating_one_note_lose_nothing(backend: Backend) {
     assert_eq!(pad.get("counter").unwrap().version, total as u64 + 1);
 }
 
-backend_tests!(processes_updating_one_note_lose_nothing);
+backend_tests!(
+    processes_updating_one_note_lose_nothing,
+    processes_appending_to_one_note_lose_nothing
+);
