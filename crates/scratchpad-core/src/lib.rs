@@ -24,14 +24,14 @@
 //! };
 //! let Offload::Offloaded(reference) = pad.offload(observation, None)? else { unreachable!() };
 //! assert_eq!(reference.scratchpad, "run_tests_1");
-//! assert!(reference.preview.contains("2,500: ERROR disk full"));
+//! assert!(reference.preview.contains("2500: ERROR disk full"));
 //!
 //! // Read a slice instead of everything.
 //! let hits = pad.read("run_tests_1", &ReadMode::Grep {
 //!     pattern: "ERROR".into(), context: 1, max_matches: None, ignore_case: false, from: None,
 //! }, None)?;
 //! assert_eq!(hits.total_matches, Some(1));
-//! assert!(hits.text.contains("2,500:ERROR disk full"));
+//! assert!(hits.text.contains("2500:ERROR disk full"));
 //!
 //! // Pass a part of it by reference into another tool's arguments.
 //! let args = pad.resolve("failing line: {{scratchpad:run_tests_1#lines=2500-2500}}")?;

@@ -35,12 +35,12 @@ pub fn lines(text: &str) -> anyhow::Result<Span> {
             "invalid line range `{text}`: use FROM-TO with 1-based numbers, e.g. 10-20, or FROM- for the rest"
         )
     };
-    let span = match text.trim().parse::<u64>() {
-        Ok(n) => Span {
+    let span = match number(text.trim()) {
+        Some(n) => Span {
             from: n,
             to: Some(n),
         },
-        Err(_) => split(text).ok_or_else(|| anyhow::anyhow!(usage()))?,
+        None => split(text).ok_or_else(|| anyhow::anyhow!(usage()))?,
     };
     if span.from == 0 || span.to == Some(0) {
         bail!("{}; lines are numbered from 1", usage());
@@ -53,24 +53,31 @@ pub fn lines(text: &str) -> anyhow::Result<Span> {
     Ok(span)
 }
 
+/// `FROM-TO` or `FROM-`; the en dash of the replies' own headers (`lines 12,344–12,347`) works too.
 fn split(text: &str) -> Option<Span> {
-    let (from, to) = text.trim().split_once('-')?;
-    let from = from.trim();
+    let (from, to) = text.trim().split_once(['-', '–'])?;
+    let from = number(from.trim())?;
     let to = to.trim();
-    // Only digits: `+5` and `-3` parse as numbers in Rust but are not what anyone meant.
-    let number = |s: &str| -> Option<u64> {
-        if s.is_empty() || !s.bytes().all(|b| b.is_ascii_digit()) {
-            return None;
-        }
-        s.parse().ok()
-    };
-    let from = number(from)?;
     let to = if to.is_empty() {
         None
     } else {
         Some(number(to)?)
     };
     Some(Span { from, to })
+}
+
+/// Digits only (`+5` and `-3` parse as numbers in Rust but are not what anyone meant), optionally
+/// grouped in threes by commas as the replies print counts: `12,344`.
+fn number(s: &str) -> Option<u64> {
+    let digits = |g: &str| !g.is_empty() && g.bytes().all(|b| b.is_ascii_digit());
+    let mut groups = s.split(',');
+    let first = groups.next()?;
+    let rest: Vec<&str> = groups.collect();
+    let grouped = rest.is_empty() || (first.len() <= 3 && rest.iter().all(|g| g.len() == 3));
+    if !grouped || !digits(first) || !rest.iter().all(|g| digits(g)) {
+        return None;
+    }
+    s.replace(',', "").parse().ok()
 }
 
 #[cfg(test)]
@@ -94,6 +101,21 @@ mod tests {
             }
         );
         assert_eq!(lines("7-").unwrap(), Span { from: 7, to: None });
+        // Copied from a reply's header, as printed.
+        assert_eq!(
+            lines("12,344–12,347").unwrap(),
+            Span {
+                from: 12_344,
+                to: Some(12_347)
+            }
+        );
+        assert_eq!(
+            lines("1,000,001").unwrap(),
+            Span {
+                from: 1_000_001,
+                to: Some(1_000_001)
+            }
+        );
         assert_eq!(
             offsets("--range", "character", "0-0").unwrap(),
             Span {
@@ -109,7 +131,10 @@ mod tests {
 
     #[test]
     fn bad_forms_say_why() {
-        for bad in ["abc", "", "-3", "5-2", "0-3", "1-2-3", "+1-2", "3-x"] {
+        for bad in [
+            "abc", "", "-3", "5-2", "0-3", "1-2-3", "+1-2", "3-x", "5,10", "1234,567", ",123",
+            "1,", "1,2345",
+        ] {
             let err = lines(bad).unwrap_err().to_string();
             assert!(err.contains("invalid line range"), "{bad}: {err}");
         }

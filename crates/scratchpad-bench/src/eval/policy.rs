@@ -275,14 +275,14 @@ fn any_line_matches(seen: &[String], regex: &Regex) -> bool {
         .any(|text| text.lines().any(|l| regex.is_match(l)))
 }
 
-/// The number of a notable line matching `regex` in a text preview (`    2,345: text`).
+/// The number of a notable line matching `regex` in a text preview (`     2345: text`).
 fn notable_line_number(preview: &str, regex: &Regex) -> Option<u64> {
     preview.lines().find_map(|line| {
         let (number, text) = line.trim_start().split_once(": ")?;
         if !regex.is_match(text) {
             return None;
         }
-        number.replace(',', "").parse().ok()
+        number.parse().ok()
     })
 }
 

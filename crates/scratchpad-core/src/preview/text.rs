@@ -285,7 +285,7 @@ fn render(
             text.push_str("[notable lines from the omitted part:]\n");
         }
         for line in middle {
-            text.push_str(&format!("{:>9}: {}\n", thousands(line.number), line.text));
+            text.push_str(&format!("{:>9}: {}\n", line.number, line.text));
         }
         text.push_str("[... end of notable lines ...]\n");
     }

@@ -164,7 +164,7 @@ impl GrepSink {
     fn push_line(&mut self, number: u64, sep: char, bytes: &[u8]) -> bool {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches(['\n', '\r']);
-        let mut line = format!("{}{sep}", thousands(number));
+        let mut line = format!("{number}{sep}");
         match text.char_indices().nth(SHOWN_LINE_CHARS) {
             Some((cut, _)) => {
                 line.push_str(&text[..cut]);

@@ -653,7 +653,7 @@ async fn the_proxy_offloads_and_reads_back() {
         )
         .await;
     assert!(
-        text(&grep).contains("5,001:2026-11-22T10:00:00Z ERROR payment 5001 declined"),
+        text(&grep).contains("5001:2026-11-22T10:00:00Z ERROR payment 5001 declined"),
         "{}",
         text(&grep)
     );

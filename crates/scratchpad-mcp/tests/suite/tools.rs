@@ -80,7 +80,7 @@ async fn plan_then_large_log_then_slices() {
             .await;
         let reference = text(&stored);
         assert!(
-            reference.contains("12,345: 2026-11-22T10:00:00Z ERROR payment 12345 declined"),
+            reference.contains("12345: 2026-11-22T10:00:00Z ERROR payment 12345 declined"),
             "{reference}"
         );
         assert!(
@@ -107,11 +107,11 @@ async fn plan_then_large_log_then_slices() {
             .await;
         let grep_text = text(&grep);
         assert!(
-            grep_text.contains("12,345:2026-11-22T10:00:00Z ERROR payment 12345"),
+            grep_text.contains("12345:2026-11-22T10:00:00Z ERROR payment 12345"),
             "{grep_text}"
         );
         assert!(
-            grep_text.contains("12,343-") && grep_text.contains("12,347-"),
+            grep_text.contains("12343-") && grep_text.contains("12347-"),
             "{grep_text}"
         );
         let meta = grep.structured_content.unwrap();
@@ -129,7 +129,7 @@ async fn plan_then_large_log_then_slices() {
             )
             .await;
         assert!(
-            lines.contains("12,345: 2026-11-22T10:00:00Z ERROR"),
+            lines.contains("12345: 2026-11-22T10:00:00Z ERROR"),
             "{lines}"
         );
         assert!(lines.contains("lines 12,344–12,346 of 20,000"), "{lines}");

@@ -124,9 +124,9 @@ async def filesystem_flow(client: Client, directory: str) -> str:
     name = obs["scratchpad"]
 
     _, grep = await call(client, "scratchpad_read", {"ref": name, "mode": "grep", "pattern": "ERROR"})
-    check("7,321:line 7321 ERROR linker failed for crate-7321: undefined symbol `frob`" in grep, grep)
+    check("7321:line 7321 ERROR linker failed for crate-7321: undefined symbol `frob`" in grep, grep)
     _, lines = await call(client, "scratchpad_read", {"ref": name, "mode": "lines", "from": 7320, "to": 7322})
-    check("7,320: line 7320 compiling crate-7320" in lines and "7,322: line 7322" in lines, lines)
+    check("7320: line 7320 compiling crate-7320" in lines and "7322: line 7322" in lines, lines)
 
     # The resource link is readable through the proxy.
     contents = (await client.read_resource(links_of(result)[0])).contents

@@ -25,11 +25,11 @@ fn large_log_round_trip() {
     assert!(out.contains("characters omitted: lines "), "{out}");
     assert!(out.contains("of 120,000 ...]"), "{out}");
     assert!(
-        out.contains("50,005: 2024-05-01T12:00:00Z ERROR step 50005 failed"),
+        out.contains("50005: 2024-05-01T12:00:00Z ERROR step 50005 failed"),
         "{out}"
     );
     assert!(
-        out.contains("60,000: 2024-05-01T12:00:00Z ERROR step 60000 failed"),
+        out.contains("60000: 2024-05-01T12:00:00Z ERROR step 60000 failed"),
         "{out}"
     );
     assert!(
@@ -42,7 +42,7 @@ fn large_log_round_trip() {
     let grep = pad.ok(&["read", "build_1", "--grep", "ERROR", "-C", "1"]);
     assert!(grep.contains("3 matching lines"), "{grep}");
     for n in [
-        "50,004-", "50,005:", "50,006-", "59,999-", "60,000:", "60,001-", "119,999-", "120,000:",
+        "50004-", "50005:", "50006-", "59999-", "60000:", "60001-", "119999-", "120000:",
     ] {
         assert!(grep.contains(n), "{n} missing from:\n{grep}");
     }
@@ -55,7 +55,7 @@ fn large_log_round_trip() {
     );
     assert_eq!(lines.lines().count(), 12, "{lines}");
     assert!(
-        lines.contains("50,005: 2024-05-01T12:00:00Z ERROR step 50005"),
+        lines.contains("50005: 2024-05-01T12:00:00Z ERROR step 50005"),
         "{lines}"
     );
 
