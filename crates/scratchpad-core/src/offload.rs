@@ -168,7 +168,8 @@ pub fn hint(info: &EntryInfo, syntax: &Syntax) -> String {
         Kind::Text => format!(
             "{}, {} or {}",
             call(ReadMode::Grep {
-                pattern: "ERROR|FAIL|panic".into(),
+                // The common failure words; notable lines in the preview use a wider net.
+                pattern: "ERROR|FATAL|FAIL|panic|Traceback|Exception".into(),
                 context: 2,
                 max_matches: None,
                 ignore_case: false,

@@ -449,7 +449,7 @@ impl Upstream {
                 }
             {
                 "; the command exited, or wrote something other than MCP JSON-RPC to stdout (its \
-                 stderr is shown above)"
+                 stderr goes to the proxy's stderr: a terminal, or the MCP client's server log)"
             } else {
                 ""
             };
