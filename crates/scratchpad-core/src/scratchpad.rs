@@ -505,19 +505,16 @@ impl Scratchpad {
         mode: &ReadMode,
         budget_chars: Option<usize>,
     ) -> Result<ReadReply> {
-        // A concurrent overwrite can free the content between lookup and read: look again. Writers
-        // in a tight loop could win every immediate retry, so later ones wait a little first.
-        let mut retries = 0;
-        loop {
-            match self.read_once(name, mode, budget_chars) {
-                Err(Error::Raced(_)) if retries < READ_RETRIES => {
-                    std::thread::sleep(retry_pause(retries));
-                    retries += 1;
-                }
-                Err(Error::Raced(_)) => return Err(Error::Raced(name.to_owned())),
-                other => return other,
-            }
-        }
+        // A concurrent overwrite can free the content between lookup and read: look again.
+        retry_while(
+            READ_RETRIES,
+            |err| matches!(err, Error::Raced(_)),
+            || self.read_once(name, mode, budget_chars),
+        )
+        .map_err(|err| match err {
+            Error::Raced(_) => Error::Raced(name.to_owned()),
+            other => other,
+        })
     }
 
     fn read_once(
@@ -621,12 +618,26 @@ fn retry_unversioned<T>(
     if if_version.is_some() {
         return update();
     }
-    let mut retries = 0;
+    retry_while(
+        UPDATE_RETRIES,
+        |err| matches!(err, Error::Conflict(_) | Error::Raced(_)),
+        update,
+    )
+}
+
+/// Runs `attempt` again, up to `retries` times with a growing pause, while it fails with an error
+/// `retryable` accepts. Writers in a tight loop could win every immediate retry.
+fn retry_while<T>(
+    retries: u32,
+    retryable: impl Fn(&Error) -> bool,
+    mut attempt: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    let mut retry = 0;
     loop {
-        match update() {
-            Err(Error::Conflict(_) | Error::Raced(_)) if retries < UPDATE_RETRIES => {
-                std::thread::sleep(retry_pause(retries));
-                retries += 1;
+        match attempt() {
+            Err(err) if retry < retries && retryable(&err) => {
+                std::thread::sleep(retry_pause(retry));
+                retry += 1;
             }
             other => return other,
         }

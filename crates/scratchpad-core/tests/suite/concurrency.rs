@@ -18,10 +18,7 @@ fn concurrent_child_increments() {
     let mut done = 0;
     while done < INCREMENTS {
         let info = pad.get("counter").unwrap();
-        let text = pad
-            .read("counter", &ReadMode::Full { force: true }, None)
-            .unwrap()
-            .text;
+        let text = whole(&pad, "counter");
         let value: u64 = text.lines().next().unwrap().parse().unwrap();
         let body = format!(
             "{}\n{}{me}\n",
@@ -62,24 +59,8 @@ fn concurrent_child_appends() {
 fn processes_appending_to_one_note_lose_nothing(backend: Backend) {
     let store = backend.store();
     let pad = Scratchpad::open(&store.url).unwrap();
-    let children: Vec<_> = (0..WRITERS)
-        .map(|i| {
-            spawn_child(
-                "suite::concurrency::concurrent_child_appends",
-                &[
-                    ("SCRATCHPAD_TEST_STORE", store.url.clone()),
-                    ("SCRATCHPAD_TEST_WRITER", format!("w{i}")),
-                ],
-            )
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.0.wait().unwrap().success());
-    }
-    let text = pad
-        .read("findings", &ReadMode::Full { force: true }, None)
-        .unwrap()
-        .text;
+    run_writers("suite::concurrency::concurrent_child_appends", &store.url);
+    let text = whole(&pad, "findings");
     for w in 0..WRITERS {
         let mine: Vec<&str> = text
             .lines()
@@ -104,24 +85,8 @@ fn processes_updating_one_note_lose_nothing(backend: Backend) {
     let pad = Scratchpad::open(&url).unwrap();
     pad.write("counter", "0\n", WriteOptions::default())
         .unwrap();
-    let children: Vec<_> = (0..WRITERS)
-        .map(|i| {
-            spawn_child(
-                "suite::concurrency::concurrent_child_increments",
-                &[
-                    ("SCRATCHPAD_TEST_STORE", url.clone()),
-                    ("SCRATCHPAD_TEST_WRITER", format!("w{i}")),
-                ],
-            )
-        })
-        .collect();
-    for mut child in children {
-        assert!(child.0.wait().unwrap().success());
-    }
-    let text = pad
-        .read("counter", &ReadMode::Full { force: true }, None)
-        .unwrap()
-        .text;
+    run_writers("suite::concurrency::concurrent_child_increments", &url);
+    let text = whole(&pad, "counter");
     let total = WRITERS * INCREMENTS;
     assert_eq!(text.lines().next().unwrap(), total.to_string());
     assert_eq!(
@@ -136,6 +101,33 @@ fn processes_updating_one_note_lose_nothing(backend: Backend) {
         );
     }
     assert_eq!(pad.get("counter").unwrap().version, total as u64 + 1);
+}
+
+/// Runs WRITERS copies of the child test `child` on the store at `url`; each must succeed.
+fn run_writers(child: &str, url: &str) {
+    let children: Vec<_> = (0..WRITERS)
+        .map(|i| {
+            spawn_child(
+                child,
+                &[
+                    ("SCRATCHPAD_TEST_STORE", url.to_owned()),
+                    ("SCRATCHPAD_TEST_WRITER", format!("w{i}")),
+                ],
+            )
+        })
+        .collect();
+    for mut child in children {
+        assert!(
+            child.0.wait().unwrap().success(),
+            "a writer failed; its panic is above"
+        );
+    }
+}
+
+fn whole(pad: &Scratchpad, name: &str) -> String {
+    pad.read(name, &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text
 }
 
 backend_tests!(
