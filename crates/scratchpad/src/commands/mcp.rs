@@ -12,6 +12,10 @@ pub fn mcp(pad: Scratchpad, args: McpArgs, fixed_session: bool) -> anyhow::Resul
     match args.command {
         McpCommand::Serve(serve) => serve_command(pad, serve, fixed_session),
         McpCommand::Proxy(proxy) => proxy_command(pad, proxy),
+        McpCommand::Install(_)
+        | McpCommand::Uninstall(_)
+        | McpCommand::Wrap(_)
+        | McpCommand::Unwrap(_) => unreachable!("client files are edited before a store opens"),
     }
 }
 
@@ -28,6 +32,7 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
                 .iter()
                 .map(|header| HttpUpstream::parse_header(header))
                 .collect::<Result<Vec<_>, _>>()?;
+            headers.extend(env_headers()?);
             if let Some(token) = args.upstream_token {
                 headers.push(("Authorization".to_owned(), format!("Bearer {token}")));
             }
@@ -48,6 +53,27 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
     options.call_timeout = std::time::Duration::from_secs(args.call_timeout.max(1));
     scratchpad_mcp::serve_proxy_stdio(pad, options)?;
     Ok(())
+}
+
+/// `SCRATCHPAD_UPSTREAM_HEADER_<ANY>=Name: value` variables, in name order: how `mcp wrap` hands a
+/// client's headers to the proxy without putting them on its command line.
+fn env_headers() -> anyhow::Result<Vec<(String, String)>> {
+    let prefix = crate::commands::clients::HEADER_ENV_PREFIX;
+    let mut variables: Vec<(String, String)> = std::env::vars_os()
+        .filter_map(|(name, value)| {
+            let name = name.into_string().ok()?;
+            name.starts_with(prefix)
+                .then_some((name, value.to_string_lossy().into_owned()))
+        })
+        .collect();
+    variables.sort();
+    variables
+        .iter()
+        .map(|(name, value)| {
+            HttpUpstream::parse_header(value)
+                .map_err(|err| anyhow::anyhow!("environment variable {name}: {err}"))
+        })
+        .collect()
 }
 
 fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyhow::Result<()> {
