@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::commands::clients::{Client, Scope};
+
 #[derive(Debug, Parser)]
 #[command(
     name = "scratchpad",
@@ -115,11 +117,14 @@ pub enum Command {
 /// Serve the scratchpad to MCP clients
 #[derive(Debug, Args)]
 #[command(
-    long_about = "Serve the scratchpad to MCP clients (desktop apps, coding agents).\n\n\
+    long_about = "Serve the scratchpad to MCP clients (desktop apps, coding agents), put it in a \
+    client's configuration, or put the proxy in front of the servers a client already has.\n\n\
     Examples:\n  \
     scratchpad mcp serve\n  \
     scratchpad --session myproject mcp serve\n  \
-    scratchpad mcp serve --http 127.0.0.1:8931"
+    scratchpad mcp serve --http 127.0.0.1:8931\n  \
+    scratchpad mcp install --client cursor\n  \
+    scratchpad mcp wrap --client claude-desktop --dry-run"
 )]
 pub struct McpArgs {
     #[command(subcommand)]
@@ -130,6 +135,155 @@ pub struct McpArgs {
 pub enum McpCommand {
     Serve(ServeArgs),
     Proxy(ProxyArgs),
+    Install(InstallArgs),
+    Uninstall(UninstallArgs),
+    Wrap(WrapArgs),
+    Unwrap(UnwrapArgs),
+}
+
+/// Which client file to edit, and whether to write it.
+#[derive(Debug, Args)]
+pub struct ClientFile {
+    /// The MCP client whose configuration to edit
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub client: Client,
+    /// The client's configuration file, instead of where the client keeps it
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// `user`: your own file; `project`: the one in the current directory (Claude Code,
+    /// Cursor, VS Code, Gemini CLI, Codex)
+    #[arg(long, value_enum, default_value_t = Scope::User, value_name = "SCOPE")]
+    pub scope: Scope,
+    /// Print the change as a unified diff (secrets masked) and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Where each client keeps its file, for the help of the commands that edit them.
+macro_rules! client_files {
+    () => {
+        "\n\nClient files (--scope user; --scope project, in the current directory):\n  \
+        claude-code     ~/.claude.json; .mcp.json\n  \
+        claude-desktop  Claude/claude_desktop_config.json in the config dir: ~/.config (Linux), \
+        ~/Library/Application Support (macOS), %APPDATA% (Windows)\n  \
+        cursor          ~/.cursor/mcp.json; .cursor/mcp.json\n  \
+        vscode          Code/User/mcp.json in that config dir; .vscode/mcp.json\n  \
+        windsurf        ~/.codeium/windsurf/mcp_config.json\n  \
+        gemini          ~/.gemini/settings.json; .gemini/settings.json\n  \
+        codex           ~/.codex/config.toml ($CODEX_HOME if set); .codex/config.toml"
+    };
+}
+
+/// Add the scratchpad MCP server to a client's configuration
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Add the scratchpad MCP server (`scratchpad mcp serve`) to an MCP client's \
+    configuration file, next to the servers already there. Comments, key order, indentation and \
+    line endings are kept; the old file is copied to FILE.scratchpad-backup-TIMESTAMP first. A \
+    missing file is created. Running it again changes nothing.\n\n\
+    The command written is this executable's absolute path in user files (apps started from a \
+    desktop do not see your shell's PATH) and plain `scratchpad` in project files (shared with \
+    others); --command overrides it. --session is passed on as an argument, --store as the \
+    server's SCRATCHPAD_STORE variable (a URL may hold a password).",
+    after_long_help = concat!(
+        "Examples:\n  \
+        scratchpad mcp install --client cursor\n  \
+        scratchpad --session myproject mcp install --client claude-code --scope project\n  \
+        scratchpad mcp install --client codex --dry-run",
+        client_files!()
+    )
+)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub file: ClientFile,
+    /// The server's name in the client's file
+    #[arg(long, value_name = "NAME", default_value = "scratchpad")]
+    pub name: String,
+    /// The command to write [default: this executable's path; `scratchpad` with --scope project]
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+}
+
+/// Remove the scratchpad MCP server that install added
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Remove the server that `scratchpad mcp install` added, and nothing else: after \
+    install then uninstall the file is byte for byte what it was (a file install created is \
+    removed). A server of that name that does not run `scratchpad mcp serve` is left alone. The \
+    old file is copied to FILE.scratchpad-backup-TIMESTAMP first.",
+    after_long_help = concat!(
+        "Examples:\n  \
+    scratchpad mcp uninstall --client cursor\n  \
+    scratchpad mcp uninstall --client claude-code --scope project --dry-run",
+        client_files!()
+    )
+)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub file: ClientFile,
+    /// The server's name in the client's file
+    #[arg(long, value_name = "NAME", default_value = "scratchpad")]
+    pub name: String,
+}
+
+/// Put the proxy in front of a client's existing servers
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Put `scratchpad mcp proxy` in front of the MCP servers a client already has, so \
+    their large results are offloaded and the scratchpad tools join theirs.\n\n\
+    A stdio server's command becomes `scratchpad mcp proxy -- <its command and args>`. A \
+    streamable-HTTP server (url, serverUrl, httpUrl) becomes `scratchpad mcp proxy \
+    --upstream-url URL`, and its headers move into its env as SCRATCHPAD_UPSTREAM_HEADER_<NAME> = \
+    \"Name: value\", where the proxy reads them (a token on a command line is visible to other \
+    users; variable references like ${TOKEN} keep working where the client expands env). Env, \
+    cwd, timeouts, disabled flags, every other setting and every comment stay as they are.\n\n\
+    Left alone, and said so: servers already wrapped, the scratchpad server itself, SSE servers \
+    (the proxy speaks streamable HTTP upstream), servers that sign in through the client (OAuth, \
+    Codex's bearer_token_env_var), and any whose edit `unwrap` could not undo byte for byte. A \
+    remote server that relies on the client's own OAuth sign-in should be unwrapped again \
+    (--server NAME).\n\n\
+    The old file is copied to FILE.scratchpad-backup-TIMESTAMP first; --dry-run prints the diff \
+    instead. Running it again changes nothing; `scratchpad mcp unwrap` restores the file byte for \
+    byte.",
+    after_long_help = concat!(
+        "Examples:\n  \
+    scratchpad mcp wrap --client claude-desktop --dry-run\n  \
+    scratchpad mcp wrap --client cursor --server github --server filesystem\n  \
+    scratchpad mcp wrap --client vscode --scope project\n  \
+    scratchpad mcp wrap --client codex --config ./config.toml",
+        client_files!()
+    )
+)]
+pub struct WrapArgs {
+    #[command(flatten)]
+    pub file: ClientFile,
+    /// Only this server (repeat for several) [default: all]
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
+    /// The command to write [default: this executable's path; `scratchpad` with --scope project]
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+}
+
+/// Take the proxy away from the servers wrap put it in front of
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Give back the servers `scratchpad mcp wrap` put the proxy in front of, exactly as \
+    they were: after wrap then unwrap the file is byte for byte what it was. Servers wrap did not \
+    touch are left alone. The old file is copied to FILE.scratchpad-backup-TIMESTAMP first.",
+    after_long_help = concat!(
+        "Examples:\n  \
+    scratchpad mcp unwrap --client claude-desktop\n  \
+    scratchpad mcp unwrap --client cursor --server github --dry-run",
+        client_files!()
+    )
+)]
+pub struct UnwrapArgs {
+    #[command(flatten)]
+    pub file: ClientFile,
+    /// Only this server (repeat for several) [default: all]
+    #[arg(long = "server", value_name = "NAME")]
+    pub servers: Vec<String>,
 }
 
 /// Wrap any MCP server: its tools gain offload of large results, the `scratchpad` argument and
@@ -184,7 +338,8 @@ pub struct ProxyArgs {
     )]
     pub upstream_token: Option<String>,
     /// Send this header to the HTTP upstream with every request, as `Name: value` (repeat for
-    /// several), e.g. `X-Api-Key: abc`
+    /// several), e.g. `X-Api-Key: abc`. Each environment variable SCRATCHPAD_UPSTREAM_HEADER_<ANY>
+    /// holding `Name: value` adds one too, off the command line
     #[arg(
         long = "upstream-header",
         value_name = "NAME: VALUE",

@@ -104,6 +104,12 @@ impl Ctx {
 }
 
 fn run(cli: Cli) -> anyhow::Result<u8> {
+    // Editing a client's configuration needs no store: nothing is opened or created for it.
+    if let Command::Mcp(cli::McpArgs { command }) = &cli.command
+        && let Some(code) = commands::clients::run(&cli.global, command)?
+    {
+        return Ok(code);
+    }
     let config = Config::load(cli.global.config.as_deref())?;
     // Flag and env beat the file; the engine reads the file's store when no URL is given.
     let session = cli

@@ -1,5 +1,6 @@
 mod bad_input;
 mod json_output;
+mod mcp_clients;
 mod mcp_e2e;
 mod mcp_proxy_e2e;
 mod notes;

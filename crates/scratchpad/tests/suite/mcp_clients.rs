@@ -1,0 +1,468 @@
+//! `scratchpad mcp install|uninstall|wrap|unwrap` on realistic configuration files of every client
+//! (`tests/fixtures/clients/`, written from each client's documented format: comments where the
+//! format has them, URL servers, odd indentation, CRLF): the edits, their exact undoing, idempotence,
+//! dry runs, backups, refusals, and a real MCP client started from a wrapped file.
+
+use std::path::{Path, PathBuf};
+
+use crate::common::Pad;
+use crate::common::clients::{bin, node_prefix, path_str, python_flow};
+
+/// Each client with its sample file.
+const CLIENTS: [(&str, &str); 7] = [
+    ("claude-code", "claude-code.json"),
+    ("claude-desktop", "claude-desktop.json"),
+    ("cursor", "cursor.json"),
+    ("vscode", "vscode.jsonc"),
+    ("windsurf", "windsurf.json"),
+    ("gemini", "gemini.json"),
+    ("codex", "codex.toml"),
+];
+
+/// Literal secrets in the samples; no output may show them.
+const SECRETS: [&str; 7] = [
+    "ghp_LIVESECRET",
+    "pgSECRETpw",
+    "lin_api_LIVESECRET",
+    "tk_LIVESECRET",
+    "ghp_WINDSURFSECRET",
+    "gem-LIVESECRET",
+    "c7_LIVESECRET",
+];
+
+fn fixture(name: &str) -> Vec<u8> {
+    std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients")
+            .join(name),
+    )
+    .unwrap()
+}
+
+/// A copy of a sample in the pad's directory.
+fn copy(pad: &Pad, name: &str) -> PathBuf {
+    let path = pad.dir.path().join(name);
+    std::fs::write(&path, fixture(name)).unwrap();
+    path
+}
+
+fn edit(pad: &Pad, verb: &str, client: &str, path: &Path, extra: &[&str]) -> crate::common::Run {
+    let mut args = vec!["mcp", verb, "--client", client, "--config", path_str(path)];
+    args.extend(extra);
+    pad.run(&args)
+}
+
+/// The backup a run reported.
+fn backup_of(stdout: &str) -> PathBuf {
+    let line = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("backup: "))
+        .unwrap_or_else(|| panic!("no backup reported:\n{stdout}"));
+    PathBuf::from(line)
+}
+
+fn backups(pad: &Pad) -> Vec<String> {
+    std::fs::read_dir(pad.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name.contains("scratchpad-backup"))
+        .collect()
+}
+
+/// Snapshot text: the temporary directory and backup times masked, carriage returns shown.
+fn settings(pad: &Pad) -> insta::Settings {
+    let mut settings = insta::Settings::clone_current();
+    let escaped: String = pad
+        .path()
+        .chars()
+        .flat_map(|c| {
+            "\\.+*?()|[]{}^$#&-~"
+                .contains(c)
+                .then_some('\\')
+                .into_iter()
+                .chain([c])
+        })
+        .collect();
+    settings.add_filter(&escaped, "[TMP]");
+    settings.add_filter(
+        r"scratchpad-backup-\d{8}T\d{6}Z(-\d+)?",
+        "scratchpad-backup-[TIME]",
+    );
+    settings
+}
+
+fn shown(bytes: &[u8]) -> String {
+    String::from_utf8(bytes.to_vec())
+        .unwrap()
+        .replace('\r', "␍")
+}
+
+#[test]
+fn wrap_then_unwrap_gives_every_client_file_back_byte_for_byte() {
+    for (client, name) in CLIENTS {
+        let pad = Pad::new();
+        let path = copy(&pad, name);
+        let original = fixture(name);
+
+        let out = edit(&pad, "wrap", client, &path, &["--command", "scratchpad"])
+            .ok()
+            .stdout;
+        assert_eq!(
+            std::fs::read(backup_of(&out)).unwrap(),
+            original,
+            "{client}: backup"
+        );
+        let wrapped = std::fs::read(&path).unwrap();
+        assert_ne!(wrapped, original, "{client}: nothing wrapped");
+        let report: String = out
+            .lines()
+            .filter(|l| l.starts_with("  "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        settings(&pad).bind(|| {
+            insta::assert_snapshot!(
+                format!("wrap_{client}"),
+                format!("{report}---\n{}", shown(&wrapped))
+            );
+        });
+
+        // Twice changes nothing, and says so.
+        let again = edit(&pad, "wrap", client, &path, &["--command", "scratchpad"])
+            .ok()
+            .stdout;
+        assert!(again.contains("nothing to change"), "{client}: {again}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            wrapped,
+            "{client}: second wrap"
+        );
+        assert_eq!(backups(&pad).len(), 1, "{client}: a no-op writes no backup");
+
+        let out = edit(&pad, "unwrap", client, &path, &[]).ok().stdout;
+        assert_eq!(
+            std::fs::read(backup_of(&out)).unwrap(),
+            wrapped,
+            "{client}: backup"
+        );
+        assert_eq!(
+            shown(&std::fs::read(&path).unwrap()),
+            shown(&original),
+            "{client}: unwrap"
+        );
+        let again = edit(&pad, "unwrap", client, &path, &[]).ok().stdout;
+        assert!(again.contains("nothing to change"), "{client}: {again}");
+    }
+}
+
+#[test]
+fn install_then_uninstall_gives_every_client_file_back_byte_for_byte() {
+    for (client, name) in CLIENTS {
+        let pad = Pad::new();
+        let path = copy(&pad, name);
+        let original = fixture(name);
+        let install = ["--command", "scratchpad"];
+
+        let diff = pad
+            .run(&[
+                "--session",
+                "notes",
+                "mcp",
+                "install",
+                "--client",
+                client,
+                "--config",
+                path_str(&path),
+                "--command",
+                "scratchpad",
+                "--dry-run",
+            ])
+            .ok()
+            .stdout;
+        settings(&pad)
+            .bind(|| insta::assert_snapshot!(format!("install_{client}"), diff.replace('\r', "␍")));
+
+        let out = edit(&pad, "install", client, &path, &install).ok().stdout;
+        assert_eq!(
+            std::fs::read(backup_of(&out)).unwrap(),
+            original,
+            "{client}: backup"
+        );
+        let installed = String::from_utf8(std::fs::read(&path).unwrap()).unwrap();
+        assert!(
+            installed.contains(r#""mcp", "serve""#),
+            "{client}:\n{installed}"
+        );
+        let again = edit(&pad, "install", client, &path, &install).ok().stdout;
+        assert!(again.contains("nothing to change"), "{client}: {again}");
+        // Other settings for the same name are refused, not overwritten.
+        let other = pad
+            .run(&[
+                "--session",
+                "other",
+                "mcp",
+                "install",
+                "--client",
+                client,
+                "--config",
+                path_str(&path),
+                "--command",
+                "scratchpad",
+            ])
+            .fails();
+        assert!(other.stderr.contains("uninstall"), "{}", other.stderr);
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), installed);
+
+        edit(&pad, "uninstall", client, &path, &[]).ok();
+        assert_eq!(
+            shown(&std::fs::read(&path).unwrap()),
+            shown(&original),
+            "{client}: uninstall"
+        );
+        let again = edit(&pad, "uninstall", client, &path, &[]).ok().stdout;
+        assert!(again.contains("nothing to change"), "{client}: {again}");
+
+        // Both together: install, wrap (the scratchpad server is left alone), unwrap, uninstall.
+        edit(&pad, "install", client, &path, &install).ok();
+        let out = edit(&pad, "wrap", client, &path, &install).ok().stdout;
+        assert!(
+            out.contains("left alone scratchpad: the scratchpad server itself"),
+            "{out}"
+        );
+        edit(&pad, "unwrap", client, &path, &[]).ok();
+        edit(&pad, "uninstall", client, &path, &[]).ok();
+        assert_eq!(
+            shown(&std::fs::read(&path).unwrap()),
+            shown(&original),
+            "{client}: all"
+        );
+    }
+}
+
+#[test]
+fn a_dry_run_writes_nothing_and_prints_a_diff_without_secrets() {
+    for (client, name) in CLIENTS {
+        let pad = Pad::new();
+        let path = copy(&pad, name);
+        for verb in ["wrap", "install"] {
+            let out = edit(&pad, verb, client, &path, &["--dry-run"]).ok().stdout;
+            assert!(
+                out.contains(&format!("--- {}", path.display()))
+                    && out.contains(&format!("+++ {}", path.display()))
+                    && out.contains("\n@@ -"),
+                "{client} {verb}: no diff:\n{out}"
+            );
+            assert!(out.contains("dry run: nothing was written"), "{out}");
+            for secret in SECRETS {
+                assert!(
+                    !out.contains(secret),
+                    "{client} {verb} shows {secret}:\n{out}"
+                );
+            }
+            assert_eq!(
+                std::fs::read(&path).unwrap(),
+                fixture(name),
+                "{client} {verb}"
+            );
+            assert!(
+                backups(&pad).is_empty(),
+                "{client} {verb}: {:?}",
+                backups(&pad)
+            );
+        }
+        // The unwrap diff of a wrapped file shows no secret either.
+        edit(&pad, "wrap", client, &path, &[]).ok();
+        let out = edit(&pad, "unwrap", client, &path, &["--dry-run"])
+            .ok()
+            .stdout;
+        for secret in SECRETS {
+            assert!(
+                !out.contains(secret),
+                "{client} unwrap shows {secret}:\n{out}"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_broken_file_is_refused_and_left_untouched() {
+    for (client, name) in CLIENTS {
+        let pad = Pad::new();
+        let path = pad.dir.path().join(name);
+        let mut broken = fixture(name);
+        if name.ends_with(".toml") {
+            broken.extend_from_slice(b"\n[mcp_servers.half\ncommand = \"x\"\n");
+        } else {
+            // The last closing brace gone: invalid in every JSON flavour.
+            let at = broken.iter().rposition(|b| *b == b'}').unwrap();
+            broken.remove(at);
+        }
+        std::fs::write(&path, &broken).unwrap();
+        for verb in ["wrap", "unwrap", "install", "uninstall"] {
+            let run = edit(&pad, verb, client, &path, &[]).fails();
+            assert!(
+                run.stderr.contains("is not valid") && run.stderr.contains("nothing was changed"),
+                "{client} {verb}: {}",
+                run.stderr
+            );
+            for secret in SECRETS {
+                assert!(!run.stderr.contains(secret), "{}", run.stderr);
+            }
+            assert_eq!(std::fs::read(&path).unwrap(), broken, "{client} {verb}");
+        }
+        assert!(backups(&pad).is_empty());
+    }
+    // Comments are fine where the client reads them, refused where it does not.
+    let pad = Pad::new();
+    let path = pad.dir.path().join("mcp.json");
+    let commented = "{\n  // mine\n  \"mcpServers\": {}\n}\n";
+    std::fs::write(&path, commented).unwrap();
+    let run = edit(&pad, "install", "cursor", &path, &[]).fails();
+    assert!(
+        run.stderr.contains("comments are not allowed"),
+        "{}",
+        run.stderr
+    );
+    edit(&pad, "install", "gemini", &path, &[]).ok();
+}
+
+#[test]
+fn default_locations_missing_files_and_scopes() {
+    let pad = Pad::new();
+    let home = pad.dir.path();
+    // Wrap needs a file and names the one it looked for.
+    let run = pad.run(&["mcp", "wrap", "--client", "cursor"]).fails();
+    assert!(
+        run.stderr.contains(&format!(
+            "{}/.cursor/mcp.json does not exist",
+            home.display()
+        )),
+        "{}",
+        run.stderr
+    );
+    // Install creates it, with this executable's absolute path; uninstall removes it again.
+    for (client, file) in [
+        ("cursor", ".cursor/mcp.json"),
+        ("claude-desktop", "config/Claude/claude_desktop_config.json"),
+        ("vscode", "config/Code/User/mcp.json"),
+        ("windsurf", ".codeium/windsurf/mcp_config.json"),
+        ("gemini", ".gemini/settings.json"),
+        ("codex", ".codex/config.toml"),
+        ("claude-code", ".claude.json"),
+    ] {
+        let path = home.join(file);
+        let out = pad.ok(&["mcp", "install", "--client", client]);
+        assert!(
+            out.contains(&format!("created {}", path.display())),
+            "{out}"
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(&format!("\"{}\"", bin())),
+            "{client}:\n{text}"
+        );
+        pad.ok(&["mcp", "uninstall", "--client", client]);
+        assert!(
+            !path.exists(),
+            "{client}: the file install created is removed"
+        );
+    }
+    // Project scope: the file in the current directory, with plain `scratchpad` (shared with
+    // others whose paths differ).
+    pad.ok(&[
+        "mcp",
+        "install",
+        "--client",
+        "claude-code",
+        "--scope",
+        "project",
+    ]);
+    let project = std::fs::read_to_string(home.join(".mcp.json")).unwrap();
+    assert!(project.contains(r#""command": "scratchpad""#), "{project}");
+    let run = pad
+        .run(&[
+            "mcp", "install", "--client", "windsurf", "--scope", "project",
+        ])
+        .fails();
+    assert!(
+        run.stderr.contains("no project configuration"),
+        "{}",
+        run.stderr
+    );
+    let run = pad.run(&["mcp", "install", "--client", "notepad"]);
+    assert_ne!(run.code, 0);
+    assert!(run.stderr.contains("possible values"), "{}", run.stderr);
+}
+
+#[test]
+fn server_picks_which_servers_are_wrapped() {
+    let pad = Pad::new();
+    let path = copy(&pad, "cursor.json");
+    let out = edit(&pad, "wrap", "cursor", &path, &["--server", "browser"])
+        .ok()
+        .stdout;
+    assert!(
+        out.contains("wrapped    browser") && !out.contains("linear"),
+        "{out}"
+    );
+    let run = edit(&pad, "wrap", "cursor", &path, &["--server", "nope"]).fails();
+    assert!(
+        run.stderr.contains("no server named `nope`") && run.stderr.contains("linear, browser"),
+        "{}",
+        run.stderr
+    );
+    edit(&pad, "wrap", "cursor", &path, &[]).ok();
+    edit(&pad, "unwrap", "cursor", &path, &["--server", "linear"]).ok();
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        text.contains(r#""url": "https://mcp.linear.app/mcp""#),
+        "{text}"
+    );
+    assert!(text.contains(r#""--", "npx""#), "{text}");
+    edit(&pad, "unwrap", "cursor", &path, &[]).ok();
+    assert_eq!(std::fs::read(&path).unwrap(), fixture("cursor.json"));
+}
+
+/// The official Python SDK client starts the server exactly as a wrapped file says (command, args
+/// and env as written) and reads an 800 KB file through server-filesystem: the result is a
+/// reference, not the file.
+#[test]
+fn a_real_client_runs_a_wrapped_server_filesystem_and_gets_a_reference() {
+    let pad = Pad::new();
+    let files = tempfile::tempdir().unwrap();
+    let root = files.path().canonicalize().unwrap();
+    let big: String = (1..=12_000)
+        .map(|i| format!("line {i} of a large build log, with enough text to weigh\n"))
+        .collect();
+    std::fs::write(root.join("build.log"), &big).unwrap();
+    let node = node_prefix().join("node_modules/node/bin/node");
+    let server =
+        node_prefix().join("node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let config = serde_json::json!({
+        "mcpServers": {
+            "filesystem": {
+                "command": path_str(&node),
+                "args": [path_str(&server), path_str(&root)],
+                "env": { "SCRATCHPAD_STORE": pad.store }
+            }
+        }
+    });
+    let path = pad.dir.path().join("mcp.json");
+    std::fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+    edit(&pad, "wrap", "cursor", &path, &[]).ok();
+    let wrapped: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        wrapped["mcpServers"]["filesystem"]["command"],
+        bin(),
+        "{wrapped}"
+    );
+    let flow = python_flow(
+        "mcp_client_config.py",
+        &[
+            path_str(&path),
+            "filesystem",
+            path_str(&root.join("build.log")),
+        ],
+    );
+    assert!(flow.contains("offloaded as read_text_file_"), "{flow}");
+}
