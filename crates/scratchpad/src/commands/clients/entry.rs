@@ -328,7 +328,7 @@ fn inserted_after(doc: &Doc, map: &Map, anchor: &Member, next: &Member) -> Optio
     match map.style {
         MapStyle::Braced => (anchor.value.span.end <= next.key.start
             && &text[anchor.value.span.end..next.key.start] == ", ")
-            .then(|| anchor.value.span.end..next.value.span.end),
+            .then_some(anchor.value.span.end..next.value.span.end),
         MapStyle::Block => {
             let line = tree::next_line(text, anchor.value.span.end);
             let end = next.value.span.end;

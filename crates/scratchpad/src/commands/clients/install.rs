@@ -16,7 +16,7 @@ pub struct ServerEntry {
     pub command: String,
     pub args: Vec<String>,
     /// Variables for the server's environment (the store URL, which may hold a password).
-    pub env: Vec<(String, String)>,
+    pub env: Env,
     /// Write `"type": "stdio"` first, as the client does itself.
     pub stdio_type: bool,
 }
@@ -160,8 +160,11 @@ fn remaining_inside(doc: &Doc, map: &Node, index: usize) -> String {
     )
 }
 
+/// Variables of a server's environment, in file order.
+type Env = Vec<(String, String)>;
+
 /// The args and env of an entry that runs `scratchpad … mcp serve`.
-fn served(node: &Node) -> Option<(Vec<String>, Vec<(String, String)>)> {
+fn served(node: &Node) -> Option<(Vec<String>, Env)> {
     let map = node.as_map()?;
     let command = map.get("command")?.value.as_str()?;
     let args: Vec<String> = map
