@@ -70,6 +70,11 @@ fn env_headers() -> anyhow::Result<Vec<(String, String)>> {
     variables
         .iter()
         .map(|(name, value)| {
+            // The parser's own message quotes the text, which here is likely a token.
+            anyhow::ensure!(
+                value.contains(':'),
+                "environment variable {name} must hold a header as `Name: value`"
+            );
             HttpUpstream::parse_header(value)
                 .map_err(|err| anyhow::anyhow!("environment variable {name}: {err}"))
         })

@@ -466,3 +466,23 @@ fn a_real_client_runs_a_wrapped_server_filesystem_and_gets_a_reference() {
     );
     assert!(flow.contains("offloaded as read_text_file_"), "{flow}");
 }
+
+/// The proxy reads the headers wrap moved into env: a malformed one is named, its value is not.
+#[test]
+fn the_proxy_reads_headers_from_its_environment() {
+    let pad = Pad::new();
+    let output = pad
+        .command(&["mcp", "proxy", "--upstream-url", "http://127.0.0.1:9/mcp"])
+        .env("SCRATCHPAD_UPSTREAM_HEADER_X_API_KEY", "sk-NOCOLONSECRET")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(!output.status.success());
+    assert!(
+        stderr.contains("SCRATCHPAD_UPSTREAM_HEADER_X_API_KEY")
+            && stderr.contains("Name: value")
+            && !stderr.contains("NOCOLONSECRET"),
+        "{stderr}"
+    );
+}
