@@ -634,7 +634,7 @@ fn list_and_gc(size: u64, reps: usize) -> Result<Vec<Row>> {
         list.push(t);
         // Half of them expire now; the amortized collection does not run on TTL changes.
         for i in 0..5_000 {
-            pad.set_ttl(&format!("n{i}"), Some(1), None)?;
+            pad.set_ttl(&format!("n{i}"), scratchpad_core::Ttl::After(1), None)?;
         }
         std::thread::sleep(Duration::from_millis(5));
         let (t, report) = time(|| Ok(pad.gc()?))?;
@@ -646,7 +646,7 @@ fn list_and_gc(size: u64, reps: usize) -> Result<Vec<Row>> {
         }
         gc_small.push(t);
         put_named(&pad, "big", &mut LogSource::new(size))?;
-        pad.set_ttl("big", Some(1), None)?;
+        pad.set_ttl("big", scratchpad_core::Ttl::After(1), None)?;
         std::thread::sleep(Duration::from_millis(5));
         let (t, report) = time(|| Ok(pad.gc()?))?;
         returned = report

@@ -1,7 +1,9 @@
 //! Settings: an optional TOML file, overridden by flags and environment in the faces.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::{Path, PathBuf};
+use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
@@ -10,6 +12,9 @@ use crate::preview::PreviewConfig;
 
 /// Default size above which an observation is offloaded (bytes of serialized content).
 pub const DEFAULT_THRESHOLD_BYTES: usize = 4_096;
+/// Default bound on what the placeholders of one call expand to (bytes): room for any file a tool
+/// takes, while 64 placeholders of a 16 MB entry can no longer build a gigabyte argument.
+pub const DEFAULT_RESOLVE_MAX_BYTES: u64 = 64 * 1024 * 1024;
 /// Default store quota (bytes of unique content) before the least recently read entries are evicted.
 pub const DEFAULT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 
@@ -24,15 +29,17 @@ pub struct Config {
     /// Observations larger than this (bytes) are offloaded.
     pub threshold_bytes: usize,
     /// How long offloads live unless pinned, e.g. "24h", "30m", "7d", or "never".
-    pub offload_ttl: String,
+    pub offload_ttl: Ttl,
     /// How long notes live unless pinned; "never" keeps them.
-    pub note_ttl: String,
+    pub note_ttl: Ttl,
     /// Store quota in bytes of unique content; the least recently read unpinned entries go first.
     pub quota_bytes: Option<u64>,
     /// Characters a single read reply may hold.
     pub read_budget_chars: usize,
     /// Largest entry (characters) `full` returns without `force`.
     pub full_max_chars: usize,
+    /// Bytes all `{{scratchpad:…}}` placeholders of one call may expand to together.
+    pub resolve_max_bytes: u64,
     pub preview: PreviewConfig,
     /// Per-tool overrides (used by the proxy), keyed by tool name.
     pub tools: BTreeMap<String, ToolConfig>,
@@ -51,11 +58,12 @@ impl Default for Config {
             store: None,
             session: None,
             threshold_bytes: DEFAULT_THRESHOLD_BYTES,
-            offload_ttl: "24h".into(),
-            note_ttl: "never".into(),
+            offload_ttl: Ttl::After(24 * 3_600_000),
+            note_ttl: Ttl::Never,
             quota_bytes: Some(DEFAULT_QUOTA_BYTES),
             read_budget_chars: 8_000,
             full_max_chars: 200_000,
+            resolve_max_bytes: DEFAULT_RESOLVE_MAX_BYTES,
             preview: PreviewConfig::default(),
             tools: BTreeMap::new(),
         }
@@ -85,8 +93,16 @@ impl Config {
     }
 
     fn validate(&self) -> Result<()> {
-        parse_ttl(&self.offload_ttl)?;
-        parse_ttl(&self.note_ttl)?;
+        for (key, ttl) in [
+            ("offload_ttl", self.offload_ttl),
+            ("note_ttl", self.note_ttl),
+        ] {
+            if ttl == Ttl::Default {
+                return Err(Error::Config(format!(
+                    "{key} must be a duration such as 24h or `never`"
+                )));
+            }
+        }
         if self.read_budget_chars < 100 {
             return Err(Error::Config(
                 "read_budget_chars must be at least 100".into(),
@@ -95,20 +111,10 @@ impl Config {
         Ok(())
     }
 
-    /// Offload lifetime in ms (`None`: never expires).
-    pub fn offload_ttl_ms(&self) -> Option<i64> {
-        parse_ttl(&self.offload_ttl).ok().flatten()
-    }
-
-    /// Note lifetime in ms (`None`: never expires).
-    pub fn note_ttl_ms(&self) -> Option<i64> {
-        parse_ttl(&self.note_ttl).ok().flatten()
-    }
-
-    /// The offload threshold for a tool, honouring per-tool overrides.
-    pub fn threshold_for(&self, tool: &str) -> usize {
-        self.tools
-            .get(tool)
+    /// The offload threshold for a tool, honouring per-tool overrides: the one place that decides
+    /// when an output is too large to show whole.
+    pub fn threshold_for(&self, tool: Option<&str>) -> usize {
+        tool.and_then(|tool| self.tools.get(tool))
             .and_then(|t| t.threshold_bytes)
             .unwrap_or(self.threshold_bytes)
     }
@@ -127,30 +133,81 @@ pub fn default_store_path() -> PathBuf {
         .join("scratchpad.db")
 }
 
-/// Parses "90s", "30m", "24h", "7d", a bare number of seconds, or "never"/"none" into ms.
-pub fn parse_ttl(text: &str) -> Result<Option<i64>> {
-    let t = text.trim();
-    if matches!(t, "never" | "none") {
-        return Ok(None);
+/// How long an entry lives, written "90s", "30m", "24h", "7d", a bare number of seconds, or
+/// "never". Parsed once, where it is read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub enum Ttl {
+    /// Offloads (automatic names) get the offload TTL, named entries the note TTL.
+    #[default]
+    Default,
+    Never,
+    /// Milliseconds from now.
+    After(i64),
+}
+
+impl Ttl {
+    /// When an entry written at `now` expires, with `Default` already resolved.
+    pub fn expires_at(self, now: i64) -> Option<i64> {
+        match self {
+            Self::After(ms) => Some(now.saturating_add(ms)),
+            Self::Never | Self::Default => None,
+        }
     }
-    let (digits, unit_ms) = match t.char_indices().last() {
-        Some((i, 's')) => (&t[..i], 1_000),
-        Some((i, 'm')) => (&t[..i], 60_000),
-        Some((i, 'h')) => (&t[..i], 3_600_000),
-        Some((i, 'd')) => (&t[..i], 86_400_000),
-        _ => (t, 1_000),
-    };
-    let n: i64 = digits.trim().parse().map_err(|_| {
-        Error::invalid(format!(
-            "invalid duration `{text}`; use a number with s, m, h or d (e.g. 30m, 24h, 7d) or `never`"
-        ))
-    })?;
-    if n <= 0 {
-        return Err(Error::invalid(format!(
-            "invalid duration `{text}`: it must be positive, or `never`"
-        )));
+}
+
+impl FromStr for Ttl {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        let t = text.trim();
+        if matches!(t, "never" | "none") {
+            return Ok(Self::Never);
+        }
+        let (digits, unit_ms) = match t.char_indices().last() {
+            Some((i, 's')) => (&t[..i], 1_000),
+            Some((i, 'm')) => (&t[..i], 60_000),
+            Some((i, 'h')) => (&t[..i], 3_600_000),
+            Some((i, 'd')) => (&t[..i], 86_400_000),
+            _ => (t, 1_000),
+        };
+        let n: i64 = digits.trim().parse().map_err(|_| {
+            Error::invalid(format!(
+                "invalid duration `{text}`; use a number with s, m, h or d (e.g. 30m, 24h, 7d) or `never`"
+            ))
+        })?;
+        if n <= 0 {
+            return Err(Error::invalid(format!(
+                "invalid duration `{text}`: it must be positive, or `never`"
+            )));
+        }
+        Ok(Self::After(n.saturating_mul(unit_ms)))
     }
-    Ok(Some(n.saturating_mul(unit_ms)))
+}
+
+impl fmt::Display for Ttl {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Default => f.write_str("default"),
+            Self::Never => f.write_str("never"),
+            Self::After(ms) if ms % 86_400_000 == 0 => write!(f, "{}d", ms / 86_400_000),
+            Self::After(ms) if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
+            Self::After(ms) if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
+            Self::After(ms) => write!(f, "{}s", (ms + 999) / 1_000),
+        }
+    }
+}
+
+impl Serialize for Ttl {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Ttl {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        let text = String::deserialize(d)?;
+        text.parse().map_err(serde::de::Error::custom)
+    }
 }
 
 #[cfg(test)]
@@ -159,19 +216,19 @@ mod tests {
 
     #[test]
     fn ttl_forms() {
-        assert_eq!(parse_ttl("24h").unwrap(), Some(86_400_000));
-        assert_eq!(parse_ttl("30m").unwrap(), Some(1_800_000));
-        assert_eq!(parse_ttl("90").unwrap(), Some(90_000));
-        assert_eq!(parse_ttl("never").unwrap(), None);
-        assert!(
-            parse_ttl("soon")
-                .unwrap_err()
-                .to_string()
-                .contains("30m, 24h")
-        );
-        assert!(parse_ttl("-5m").is_err());
+        let parse = |text: &str| text.parse::<Ttl>();
+        assert_eq!(parse("24h").unwrap(), Ttl::After(86_400_000));
+        assert_eq!(parse("30m").unwrap(), Ttl::After(1_800_000));
+        assert_eq!(parse("90").unwrap(), Ttl::After(90_000));
+        assert_eq!(parse("never").unwrap(), Ttl::Never);
+        assert!(parse("soon").unwrap_err().to_string().contains("30m, 24h"));
+        assert!(parse("-5m").is_err());
         // Regression: "0" used to mean "never", the opposite of what it says.
-        assert!(parse_ttl("0").is_err());
+        assert!(parse("0").is_err());
+        for text in ["2h", "7d", "30m", "90s", "never"] {
+            assert_eq!(parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(parse("24h").unwrap().to_string(), "1d");
     }
 
     #[test]
@@ -182,7 +239,11 @@ mod tests {
         let c: Config =
             toml::from_str("threshold_bytes = 100\n[tools.read_file]\nthreshold_bytes = 9")
                 .unwrap();
-        assert_eq!(c.threshold_for("read_file"), 9);
-        assert_eq!(c.threshold_for("other"), 100);
+        assert_eq!(c.threshold_for(Some("read_file")), 9);
+        assert_eq!(c.threshold_for(Some("other")), 100);
+        assert_eq!(c.threshold_for(None), 100);
+        let c: Config = toml::from_str("offload_ttl = \"2h\"\nnote_ttl = \"never\"").unwrap();
+        assert_eq!(c.offload_ttl, Ttl::After(7_200_000));
+        assert!(toml::from_str::<Config>("offload_ttl = \"soon\"").is_err());
     }
 }

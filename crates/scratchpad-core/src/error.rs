@@ -1,4 +1,10 @@
-//! The one error type of the engine. Every message says what was wrong and what to do next.
+//! The one error type of the engine. Every message says what was wrong and what to do next; the
+//! "what next" is data ([`Advice`]) that each face renders in its own syntax with
+//! [`Error::render`]. `Display` renders it for a library user.
+
+use std::fmt;
+
+use crate::advice::{Advice, Arg, ArgName, Call, Library, Speak};
 
 /// Result of every fallible engine call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -9,7 +15,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 #[non_exhaustive]
 pub enum Error {
     /// No entry with that name or id exists in the caller's session.
-    #[error("{}", describe_not_found(name, session, similar, "`scratchpad_list`"))]
+    #[error("{}", self.advice())]
     NotFound {
         name: String,
         session: String,
@@ -24,17 +30,17 @@ pub enum Error {
         rule: String,
     },
     /// `if_version` did not match, or the entry already exists where it must not.
-    #[error("{}", .0.describe(|v| format!("if_version={v}")))]
+    #[error("{}", self.advice())]
     Conflict(ConflictKind),
     /// Arguments that cannot be honoured (bad range, bad regex, jq syntax error, …).
     #[error("{0}")]
-    InvalidArgument(String),
+    InvalidArgument(Advice),
     /// The request would produce or store more than a limit allows.
     #[error("{0}")]
-    TooLarge(String),
+    TooLarge(Advice),
     /// A text read of a binary entry, a jq query on a non-JSON entry, and the like.
     #[error("{0}")]
-    WrongKind(String),
+    WrongKind(Advice),
     /// The store URL or configuration is unusable.
     #[error("{0}")]
     Config(String),
@@ -63,78 +69,82 @@ pub enum ConflictKind {
     Exists { name: String, version: u64 },
 }
 
-impl ConflictKind {
-    /// The message, spelling the version argument the way the caller's face does.
-    pub fn describe(&self, if_version: impl Fn(u64) -> String) -> String {
+impl Error {
+    pub(crate) fn invalid(msg: impl Into<Advice>) -> Self {
+        Self::InvalidArgument(msg.into())
+    }
+
+    /// The message as data: text with the calls and arguments it suggests.
+    pub fn advice(&self) -> Advice {
         match self {
-            Self::Version {
+            Self::NotFound {
+                name,
+                session,
+                similar,
+            } if similar.is_empty() => Advice::text(format!(
+                "no entry named `{name}` in session `{session}`, which has no entries yet; "
+            ))
+            .call(Call::List)
+            .and(" shows what exists"),
+            Self::NotFound {
+                name,
+                session,
+                similar,
+            } => {
+                let shown: Vec<String> = similar.iter().map(|n| format!("`{n}`")).collect();
+                Advice::text(format!(
+                    "no entry named `{name}` in session `{session}`; existing names include {}; ",
+                    shown.join(", ")
+                ))
+                .call(Call::List)
+                .and(" shows them all")
+            }
+            Self::Conflict(ConflictKind::Version {
                 name,
                 expected,
                 current: Some(current),
-            } => format!(
+            }) => Advice::text(format!(
                 "version conflict on `{name}`: expected version {expected}, current version is {current}; \
-                 read it again and retry with {}",
-                if_version(*current)
-            ),
-            Self::Version {
+                 read it again and retry with "
+            ))
+            .arg(Arg::number(ArgName::IfVersion, *current)),
+            Self::Conflict(ConflictKind::Version {
                 name,
                 expected,
                 current: None,
-            } => format!(
+            }) => Advice::text(format!(
                 "version conflict on `{name}`: expected version {expected}, but the entry does not exist; \
-                 write it without {} to create it",
-                if_version(*expected)
-                    .split(['=', ' '])
-                    .next()
-                    .unwrap_or("if_version")
-            ),
-            Self::Exists { name, version } => format!(
-                "an entry named `{name}` already exists (version {version}); pass {} \
-                 to overwrite it or choose another name",
-                if_version(*version)
-            ),
+                 write it without "
+            ))
+            .arg(Arg::bare(ArgName::IfVersion))
+            .and(" to create it"),
+            Self::Conflict(ConflictKind::Exists { name, version }) => Advice::text(format!(
+                "an entry named `{name}` already exists (version {version}); pass "
+            ))
+            .arg(Arg::number(ArgName::IfVersion, *version))
+            .and(" to overwrite it or choose another name"),
+            Self::InvalidArgument(advice) | Self::TooLarge(advice) | Self::WrongKind(advice) => {
+                advice.clone()
+            }
+            other => Advice::text(other.to_string()),
         }
+    }
+
+    /// The message in a face's syntax.
+    pub fn render(&self, speak: &dyn Speak) -> String {
+        self.advice().render(speak)
     }
 }
 
-/// The not-found message; `list_call` is how the caller's face lists a session.
-pub fn describe_not_found(
-    name: &str,
-    session: &str,
-    similar: &[String],
-    list_call: &str,
-) -> String {
-    if similar.is_empty() {
-        format!(
-            "no entry named `{name}` in session `{session}`, which has no entries yet; {list_call} shows what exists"
-        )
-    } else {
-        let shown: Vec<String> = similar.iter().map(|n| format!("`{n}`")).collect();
-        format!(
-            "no entry named `{name}` in session `{session}`; existing names include {}; {list_call} shows them all",
-            shown.join(", ")
-        )
+impl fmt::Display for ConflictKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Error::Conflict(self.clone()).render(&Library))
     }
 }
 
 impl From<rusqlite::Error> for Error {
     fn from(err: rusqlite::Error) -> Self {
         Self::Storage(err.to_string())
-    }
-}
-
-impl Error {
-    pub(crate) fn invalid(msg: impl Into<String>) -> Self {
-        Self::InvalidArgument(msg.into())
-    }
-}
-
-/// The not-found error, naming the closest existing names.
-pub(crate) fn not_found(session: &str, key: &str, names: &[String]) -> Error {
-    Error::NotFound {
-        name: key.to_owned(),
-        session: session.to_owned(),
-        similar: names.to_vec(),
     }
 }
 

@@ -187,14 +187,17 @@ impl<'a> Pass<'a> {
         if !self.has_nul && memchr::memchr(0, &data).is_some() {
             self.has_nul = true;
         }
+        // Characters and lines are counted once, by the preview builder's scan; binary content has
+        // neither, and its chunks are found by bytes only.
+        let (chars_before, newlines_before) = (self.text.chars(), self.text.newlines());
         if self.utf8 {
             match std::str::from_utf8(&data) {
                 Ok(text) => self.text.push(text),
                 Err(_) => self.utf8 = false,
             }
         }
-        let chars = crate::preview::text::count_chars(&data);
-        let newlines = crate::preview::text::count_newlines(&data);
+        let chars = self.text.chars() - chars_before;
+        let newlines = self.text.newlines() - newlines_before;
         if self.utf8 && !self.has_nul {
             self.keep_search_text(&data);
         }
@@ -245,6 +248,8 @@ impl<'a> Pass<'a> {
         let binary = !self.utf8 || self.has_nul;
         let stats = BlobStats {
             hash: hash.clone(),
+            chunks: self.seq,
+            mime: binary.then(|| sniff_mime(&self.first_bytes).to_owned()),
             bytes: self.bytes,
             chars: if binary { 0 } else { self.chars },
             lines: if binary {
@@ -262,7 +267,8 @@ impl<'a> Pass<'a> {
             buffered: self.buffered,
         };
         if binary {
-            let preview = binary_preview(self.bytes, &hash, sniff_mime(&self.first_bytes));
+            let mime = stats.mime.as_deref().unwrap_or("application/octet-stream");
+            let preview = binary_preview(self.bytes, &hash, mime);
             return Ok(Ingested {
                 stats,
                 kind: Kind::Binary,

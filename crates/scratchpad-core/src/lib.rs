@@ -4,7 +4,7 @@
 //! Every face (CLI, MCP server, MCP proxy) is a thin layer over [`Scratchpad`].
 //!
 //! ```
-//! use scratchpad_core::{Observation, ObservationContent, Offload, ReadMode, Scratchpad};
+//! use scratchpad_core::{Observation, PartOutcome, ReadMode, Scratchpad};
 //!
 //! # fn main() -> scratchpad_core::Result<()> {
 //! let dir = tempfile::tempdir()?;
@@ -14,22 +14,13 @@
 //! let log: String = (1..=5_000)
 //!     .map(|i| if i == 2_500 { "ERROR disk full\n".to_owned() } else { format!("line {i} ok\n") })
 //!     .collect();
-//! let observation = Observation {
-//!     tool: "run_tests".into(),
-//!     content: ObservationContent::Text(log),
-//!     metadata: Default::default(),
-//!     args: None,
-//!     server: None,
-//!     is_error: false,
-//! };
-//! let Offload::Offloaded(reference) = pad.offload(observation, None)? else { unreachable!() };
-//! assert_eq!(reference.scratchpad, "run_tests_1");
-//! assert!(reference.preview.contains("2500: ERROR disk full"));
+//! let offload = pad.offload(&Observation::text("run_tests", log))?;
+//! let PartOutcome::Stored(reference) = &offload.parts[0] else { unreachable!() };
+//! assert_eq!(reference.entry.name, "run_tests_1");
+//! assert!(reference.entry.preview.contains("2500: ERROR disk full"));
 //!
 //! // Read a slice instead of everything.
-//! let hits = pad.read("run_tests_1", &ReadMode::Grep {
-//!     pattern: "ERROR".into(), context: 1, max_matches: None, ignore_case: false, from: None,
-//! }, None)?;
+//! let hits = pad.read("run_tests_1", &ReadMode::grep("ERROR", 1), None)?;
 //! assert_eq!(hits.total_matches, Some(1));
 //! assert!(hits.text.contains("2500:ERROR disk full"));
 //!
@@ -39,8 +30,10 @@
 //! # Ok(()) }
 //! ```
 
+pub mod advice;
 pub mod config;
 pub mod error;
+pub mod figures;
 mod ingest;
 pub mod model;
 mod offload;
@@ -50,13 +43,17 @@ mod reference;
 mod scratchpad;
 pub mod store;
 
-pub use config::Config;
+pub use advice::{Advice, Arg, ArgName, ArgValue, Call, Speak};
+pub use config::{Config, Ttl};
 pub use error::{ConflictKind, Error, Result};
 pub use model::{EntryInfo, Kind, Source};
-pub use offload::{Observation, ObservationContent, Offload, OffloadedObservation, hint};
-pub use read::{ReadMode, ReadReply, Syntax};
-pub use reference::RESOLVE_MAX_BYTES;
-pub use scratchpad::{
-    DEFAULT_SESSION, EditOutcome, PutOptions, Scratchpad, Stats, Ttl, WriteOptions,
+pub use offload::{
+    Binary, Content, Hint, Observation, Offload, OffloadedObservation, PART_INLINE_BYTES, Part,
+    PartOutcome, Reference, hint,
 };
-pub use store::{GcReport, ListFilter, Page, SearchHit, SessionStats, WriteCondition};
+pub use read::{ReadMode, ReadReply};
+pub use scratchpad::{
+    DEFAULT_SESSION, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad, SessionStats, Stats,
+    WriteOptions,
+};
+pub use store::{GcReport, ListFilter, Page, SearchHit, WriteCondition};

@@ -146,9 +146,26 @@ pub struct EntryInfo {
     pub expires_at: Option<i64>,
     pub pinned: bool,
     pub version: u64,
+    /// The sniffed type of binary content (`image/png`); absent for text and JSON.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub mime: Option<String>,
 }
 
 impl EntryInfo {
+    /// Gone for every purpose but disk space: past its expiry and not pinned.
+    pub fn is_expired(&self, now: i64) -> bool {
+        !self.pinned && self.expires_at.is_some_and(|at| at <= now)
+    }
+
+    /// The MIME type the content is served as.
+    pub fn mime_type(&self) -> &str {
+        match self.kind {
+            Kind::Text => "text/plain",
+            Kind::Json => "application/json",
+            Kind::Binary => self.mime.as_deref().unwrap_or("application/octet-stream"),
+        }
+    }
+
     /// Estimated tokens of the whole content (o200k ratios by kind, never a full tokenization).
     pub fn tokens_est(&self) -> u64 {
         estimate_tokens(self.kind, self.bytes)
@@ -173,14 +190,23 @@ pub fn now_ms() -> i64 {
         .unwrap_or(0)
 }
 
-/// A short random id (10 characters of lowercase base32), accepted wherever a name is.
+/// A short random id (`e` and 10 characters of lowercase base32), accepted wherever a name is.
 pub fn new_id() -> String {
     const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    static FALLBACK_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut raw = [0u8; 10];
     if getrandom::fill(&mut raw).is_err() {
-        // No OS randomness: fall back on the clock and a counter, still unique per process.
-        let seed = blake3::hash(&now_ms().to_le_bytes());
-        raw.copy_from_slice(&seed.as_bytes()[..10]);
+        // No OS randomness: hash the clock, the process and a counter, so ids stay unique within
+        // this process and unlikely to collide with another's.
+        let mut seed = blake3::Hasher::new();
+        seed.update(&now_ms().to_le_bytes());
+        seed.update(&std::process::id().to_le_bytes());
+        seed.update(
+            &FALLBACK_COUNTER
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                .to_le_bytes(),
+        );
+        raw.copy_from_slice(&seed.finalize().as_bytes()[..10]);
     }
     let mut id = String::with_capacity(11);
     id.push('e');

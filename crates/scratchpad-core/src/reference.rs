@@ -2,26 +2,92 @@
 
 use std::io::Read;
 
+use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
+use crate::figures::thousands;
 use crate::model::Kind;
 use crate::read::ReadMode;
+use crate::read::source::{EntryContent, from_io};
 use crate::scratchpad::Scratchpad;
-
-/// Largest value one placeholder may expand to (bytes).
-pub const RESOLVE_MAX_BYTES: u64 = 256 * 1024 * 1024;
+use crate::store::Entry;
 
 const OPEN: &str = "{{scratchpad:";
+
+/// What the placeholders of one call may still expand to (bytes).
+struct Allowance {
+    left: u64,
+    limit: u64,
+}
+
+impl Allowance {
+    fn take(&mut self, bytes: u64) -> Result<()> {
+        if bytes > self.left {
+            return Err(self.exceeded());
+        }
+        self.left -= bytes;
+        Ok(())
+    }
+
+    fn exceeded(&self) -> Error {
+        Error::TooLarge(Advice::text(format!(
+            "the placeholders of this call expand to more than {} bytes, the limit per call \
+             (`resolve_max_bytes` in the configuration); select parts with #lines=A-B or #range=A-B, \
+             or pass fewer placeholders",
+            thousands(self.limit)
+        )))
+    }
+}
 
 impl Scratchpad {
     /// Replaces every `{{scratchpad:NAME}}` (optionally `#lines=A-B`, `#range=A-B`, `#json=QUERY`) in
     /// `text` with the entry's content from this session. `\{{` stands for a literal `{{`.
-    /// Unknown names are errors, never left in place.
+    /// Unknown names are errors, never left in place. All placeholders together expand to at most
+    /// the configured `resolve_max_bytes`.
     pub fn resolve(&self, text: &str) -> Result<String> {
+        self.resolve_within(text, &mut self.allowance())
+    }
+
+    /// Resolves placeholders inside every string of a JSON value (tool arguments), all of them
+    /// together within one allowance.
+    pub fn resolve_json(&self, value: &serde_json::Value) -> Result<serde_json::Value> {
+        self.resolve_value(value, &mut self.allowance())
+    }
+
+    fn allowance(&self) -> Allowance {
+        let limit = self.config().resolve_max_bytes;
+        Allowance { left: limit, limit }
+    }
+
+    fn resolve_value(
+        &self,
+        value: &serde_json::Value,
+        allowance: &mut Allowance,
+    ) -> Result<serde_json::Value> {
+        use serde_json::Value;
+        Ok(match value {
+            Value::String(s) if s.contains("{{") => {
+                Value::String(self.resolve_within(s, allowance)?)
+            }
+            Value::Array(items) => Value::Array(
+                items
+                    .iter()
+                    .map(|v| self.resolve_value(v, allowance))
+                    .collect::<Result<_>>()?,
+            ),
+            Value::Object(map) => Value::Object(
+                map.iter()
+                    .map(|(k, v)| Ok((k.clone(), self.resolve_value(v, allowance)?)))
+                    .collect::<Result<_>>()?,
+            ),
+            other => other.clone(),
+        })
+    }
+
+    fn resolve_within(&self, text: &str, allowance: &mut Allowance) -> Result<String> {
         let mut out = String::with_capacity(text.len());
         let mut rest = text;
         while let Some(at) = rest.find("{{") {
-            let escaped = rest[..at].ends_with('\\');
-            if escaped {
+            if rest[..at].ends_with('\\') {
                 out.push_str(&rest[..at - 1]);
                 out.push_str("{{");
                 rest = &rest[at + 2..];
@@ -41,128 +107,116 @@ impl Scratchpad {
                 )));
             };
             let inner = &candidate[OPEN.len()..close];
-            out.push_str(&self.expand(inner)?);
+            let (name, selector) = match inner.split_once('#') {
+                Some((name, selector)) => (name.trim(), Some(selector)),
+                None => (inner.trim(), None),
+            };
+            let value = self.with_entry(name, |entry| expand(self, entry, selector, allowance))?;
+            out.push_str(&value);
             rest = &candidate[close + 2..];
         }
         out.push_str(rest);
         Ok(out)
     }
-
-    /// Resolves placeholders inside every string of a JSON value (tool arguments).
-    pub fn resolve_json(&self, value: &serde_json::Value) -> Result<serde_json::Value> {
-        use serde_json::Value;
-        Ok(match value {
-            Value::String(s) if s.contains("{{") => Value::String(self.resolve(s)?),
-            Value::Array(items) => Value::Array(
-                items
-                    .iter()
-                    .map(|v| self.resolve_json(v))
-                    .collect::<Result<_>>()?,
-            ),
-            Value::Object(map) => Value::Object(
-                map.iter()
-                    .map(|(k, v)| Ok((k.clone(), self.resolve_json(v)?)))
-                    .collect::<Result<_>>()?,
-            ),
-            other => other.clone(),
-        })
-    }
-
-    fn expand(&self, inner: &str) -> Result<String> {
-        let (name, selector) = match inner.split_once('#') {
-            Some((name, selector)) => (name.trim(), Some(selector)),
-            None => (inner.trim(), None),
-        };
-        let info = self.get(name)?;
-        let unbounded = Some(usize::MAX / 2);
-        let Some(selector) = selector else {
-            if info.bytes > RESOLVE_MAX_BYTES {
-                return Err(Error::TooLarge(format!(
-                    "`{name}` is {} bytes, over the {} a placeholder may expand to; select a part with #lines=A-B or #range=A-B",
-                    crate::preview::thousands(info.bytes),
-                    crate::preview::thousands(RESOLVE_MAX_BYTES)
-                )));
-            }
-            if info.kind == Kind::Binary {
-                return Err(Error::WrongKind(format!(
-                    "`{name}` is binary and cannot be placed into text; pass a text or JSON entry"
-                )));
-            }
-            let (_, mut reader) = self.open_content(name)?;
-            let mut text = String::new();
-            reader
-                .read_to_string(&mut text)
-                .map_err(crate::read::source::from_io)?;
-            return Ok(text);
-        };
-        let (key, value) = selector
-            .split_once('=')
-            .ok_or_else(|| bad_selector(selector))?;
-        // A selection that starts past the end would put nothing where the caller expects content.
-        let past_end = |what: &str, size: u64| {
-            Error::invalid(format!(
-                "#{selector} starts past the end of `{name}`, which has {} {what}; \
-                 scratchpad_read shows what is there",
-                crate::preview::thousands(size)
-            ))
-        };
-        match key {
-            "lines" => {
-                let (from, to) = parse_span(value).ok_or_else(|| bad_span(selector))?;
-                if from > info.lines {
-                    return Err(past_end("lines", info.lines));
-                }
-                let reply = self.read(name, &ReadMode::Lines { from, to: Some(to) }, unbounded)?;
-                Ok(reply.unnumbered_lines().collect::<Vec<_>>().join("\n"))
-            }
-            "range" => {
-                let (start, end) = parse_span(value).ok_or_else(|| bad_span(selector))?;
-                if start >= info.chars && start > 0 {
-                    return Err(past_end("characters", info.chars));
-                }
-                Ok(self
-                    .read(
-                        name,
-                        &ReadMode::Range {
-                            start,
-                            end: Some(end),
-                        },
-                        unbounded,
-                    )?
-                    .text)
-            }
-            "json" => {
-                let reply = self.read(
-                    name,
-                    &ReadMode::Json {
-                        query: value.to_owned(),
-                    },
-                    unbounded,
-                )?;
-                let text = reply.text.trim_end().to_owned();
-                // A single string result goes in raw, as `jq -r` would print it.
-                Ok(match serde_json::from_str::<serde_json::Value>(&text) {
-                    Ok(serde_json::Value::String(s)) => s,
-                    _ => text,
-                })
-            }
-            _ => Err(bad_selector(selector)),
-        }
-    }
 }
 
-/// `A-B`, or `N` for `N-N`.
-fn parse_span(value: &str) -> Option<(u64, u64)> {
+/// One placeholder's value: the whole entry, or the part its selector names.
+fn expand(
+    pad: &Scratchpad,
+    entry: &Entry,
+    selector: Option<&str>,
+    allowance: &mut Allowance,
+) -> Result<String> {
+    let info = &entry.info;
+    let name = &info.name;
+    let Some(selector) = selector else {
+        if info.kind == Kind::Binary {
+            return Err(Error::WrongKind(Advice::text(format!(
+                "`{name}` is binary and cannot be placed into text; pass a text or JSON entry"
+            ))));
+        }
+        allowance.take(info.bytes)?;
+        let mut text = String::new();
+        EntryContent::new(pad.store(), entry)
+            .reader_at_byte(0)?
+            .read_to_string(&mut text)
+            .map_err(from_io)?;
+        return Ok(text);
+    };
+    let (key, value) = selector
+        .split_once('=')
+        .ok_or_else(|| bad_selector(selector))?;
+    // A selection that starts past the end would put nothing where the caller expects content.
+    let past_end = |what: &str, size: u64| {
+        Error::InvalidArgument(
+            Advice::text(format!(
+                "#{selector} starts past the end of `{name}`, which has {} {what}; its end is what ",
+                thousands(size)
+            ))
+            .call(Call::read(name, ReadMode::Tail { n: None }))
+            .and(" shows"),
+        )
+    };
+    // Read without a cut: the allowance is the bound, and a cut part would be silently wrong.
+    let budget = usize::try_from(allowance.left).unwrap_or(usize::MAX);
+    let part = |mode: ReadMode| {
+        let reply = pad.read_entry(entry, &mode, Some(budget))?;
+        if reply.truncated {
+            return Err(allowance.exceeded());
+        }
+        Ok(reply.text)
+    };
+    let text = match key {
+        "lines" => {
+            let (from, to) = parse_span(value).ok_or_else(|| bad_span(selector))?;
+            if from > info.lines {
+                return Err(past_end("lines", info.lines));
+            }
+            let mut text = part(ReadMode::Lines { from, to })?;
+            // Lines come back each with its newline; the selection is the lines between them.
+            if text.ends_with('\n') {
+                text.pop();
+            }
+            text
+        }
+        "range" => {
+            let (start, end) = parse_span(value).ok_or_else(|| bad_span(selector))?;
+            if start >= info.chars && start > 0 {
+                return Err(past_end("characters", info.chars));
+            }
+            part(ReadMode::Range { start, end })?
+        }
+        "json" => {
+            let text = part(ReadMode::Json {
+                query: value.to_owned(),
+            })?;
+            let text = text.trim_end();
+            // A single string result goes in raw, as `jq -r` would print it.
+            match serde_json::from_str::<serde_json::Value>(text) {
+                Ok(serde_json::Value::String(s)) => s,
+                _ => text.to_owned(),
+            }
+        }
+        _ => return Err(bad_selector(selector)),
+    };
+    allowance.take(text.len() as u64)?;
+    Ok(text)
+}
+
+/// `A-B`, `A-` (to the end), or `N` for `N-N`.
+fn parse_span(value: &str) -> Option<(u64, Option<u64>)> {
     match value.split_once('-') {
-        Some((a, b)) => Some((a.trim().parse().ok()?, b.trim().parse().ok()?)),
-        None => value.trim().parse().ok().map(|n| (n, n)),
+        Some((a, b)) if b.trim().is_empty() => Some((a.trim().parse().ok()?, None)),
+        Some((a, b)) => Some((a.trim().parse().ok()?, Some(b.trim().parse().ok()?))),
+        None => value.trim().parse().ok().map(|n| (n, Some(n))),
     }
 }
 
 fn bad_span(selector: &str) -> Error {
     Error::invalid(format!(
         "`#{selector}` is not a span: write A-B with whole numbers (lines 1-based and inclusive, \
-         e.g. #lines=10-20 or #lines=7; ranges in characters, end exclusive, e.g. #range=0-500)"
+         e.g. #lines=10-20, #lines=7 or #lines=7- for the rest; ranges in characters, end exclusive, \
+         e.g. #range=0-500)"
     ))
 }
 
@@ -170,4 +224,17 @@ fn bad_selector(selector: &str) -> Error {
     Error::invalid(format!(
         "unknown selector `#{selector}`; use #lines=10-20, #range=0-500 or #json=.items[0].id"
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_span;
+
+    #[test]
+    fn spans_take_the_forms_every_range_argument_takes() {
+        assert_eq!(parse_span("10-20"), Some((10, Some(20))));
+        assert_eq!(parse_span("7"), Some((7, Some(7))));
+        assert_eq!(parse_span("7-"), Some((7, None)));
+        assert_eq!(parse_span("x-2"), None);
+    }
 }

@@ -42,6 +42,19 @@ pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
     })
 }
 
+/// Runs engine work (synchronous: SQLite or a blocking PostgreSQL client) on the blocking pool, off
+/// the async workers; a panic there is an internal error for this request, not a crash.
+async fn blocking<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, rmcp::model::ErrorData> {
+    tokio::task::spawn_blocking(work).await.map_err(|err| {
+        rmcp::model::ErrorData::internal_error(
+            format!("the request stopped unexpectedly: {err}"),
+            None,
+        )
+    })
+}
+
 /// Runs `serve` on a new runtime, then drops the runtime before `pad`. The PostgreSQL client blocks
 /// while closing its connections, which panics on a runtime thread; holding `pad` until the runtime
 /// is gone makes sure the store's last reference (and so its connections) is released outside it.

@@ -14,8 +14,9 @@ use rmcp::{RoleServer, ServerHandler};
 use scratchpad_core::{Kind, ListFilter, Scratchpad};
 use std::io::Read as _;
 
-use crate::guidance;
-use crate::tools::{self, render};
+use crate::tools::{self, Mcp, render};
+use crate::{blocking, guidance};
+use scratchpad_core::figures::thousands;
 
 /// Resources per `resources/list` page.
 const RESOURCE_PAGE: usize = 100;
@@ -70,7 +71,7 @@ impl ScratchpadServer {
                     })?;
                 self.pad
                     .with_session(&session.0)
-                    .map_err(|err| ErrorData::internal_error(err.to_string(), None))
+                    .map_err(|err| ErrorData::internal_error(err.render(&Mcp), None))
             }
         }
     }
@@ -137,7 +138,7 @@ impl ServerHandler for ScratchpadServer {
         let page =
             blocking(move || pad.list(&ListFilter::default(), cursor.as_deref(), RESOURCE_PAGE))
                 .await?
-                .map_err(|err| ErrorData::invalid_params(err.to_string(), None))?;
+                .map_err(|err| ErrorData::invalid_params(err.render(&Mcp), None))?;
         let mut result = ListResourcesResult::with_all_items(
             page.entries.iter().map(render::resource).collect(),
         );
@@ -231,24 +232,21 @@ fn entry_name(uri: &str, session: &str) -> Result<String, ErrorData> {
 
 /// The whole entry as resource contents: text as text, binary as base64.
 fn read_whole(pad: &Scratchpad, name: &str, uri: &str) -> Result<ResourceContents, ErrorData> {
-    let info = pad
-        .get(name)
-        .map_err(|err| ErrorData::resource_not_found(err.to_string(), None))?;
+    let (info, mut reader) = pad
+        .open_content(name)
+        .map_err(|err| ErrorData::resource_not_found(err.render(&Mcp), None))?;
     if info.bytes > RESOURCE_MAX_BYTES {
         return Err(ErrorData::invalid_params(
             format!(
                 "`{}` is {} bytes, more than resources/read returns whole ({} bytes); read it in slices \
                  with scratchpad_read",
                 info.name,
-                render::thousands(info.bytes),
-                render::thousands(RESOURCE_MAX_BYTES)
+                thousands(info.bytes),
+                thousands(RESOURCE_MAX_BYTES)
             ),
             None,
         ));
     }
-    let (info, mut reader) = pad
-        .open_content(name)
-        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
     let mut bytes = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
     reader
         .read_to_end(&mut bytes)
@@ -263,14 +261,5 @@ fn read_whole(pad: &Scratchpad, name: &str, uri: &str) -> Result<ResourceContent
         },
         Kind::Binary => blob(&bytes),
     };
-    Ok(contents.with_mime_type(render::mime_type(&info)))
-}
-
-/// Runs engine work on the blocking pool; a panic there is an internal error, not a crash.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ErrorData> {
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
-        ErrorData::internal_error(format!("the request stopped unexpectedly: {err}"), None)
-    })
+    Ok(contents.with_mime_type(info.mime_type()))
 }

@@ -1,32 +1,17 @@
 //! How sizes, times and entries read in a terminal.
 
-use std::time::{SystemTime, UNIX_EPOCH};
-
 use scratchpad_core::EntryInfo;
-use scratchpad_core::preview::thousands;
-
-/// Milliseconds since the Unix epoch, as the engine stamps entries.
-pub fn now_ms() -> i64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .unwrap_or(0)
-}
+use scratchpad_core::figures::{counted, thousands};
 
 /// `stored `NAME` (text, 1,234 bytes, 56 lines)`
 pub fn stored_line(verb: &str, info: &EntryInfo) -> String {
     format!(
-        "{verb} `{}` ({}, {} bytes, {} {})",
+        "{verb} `{}` ({}, {} bytes, {})",
         info.name,
         info.kind,
         thousands(info.bytes),
-        thousands(info.lines),
-        plural(info.lines, "line", "lines")
+        counted(info.lines, "line", "lines")
     )
-}
-
-pub fn plural<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
 }
 
 /// `1.2 MB`: decimal units, one decimal below 10.

@@ -5,26 +5,41 @@ mod commands;
 mod format;
 mod progress;
 mod ranges;
+mod speak;
 
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser as _;
-use scratchpad_core::{Config, DEFAULT_SESSION, Scratchpad, Syntax};
+use scratchpad_core::{Config, DEFAULT_SESSION, Scratchpad};
 
 use cli::{Cli, Command};
+use speak::Shell;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match run(cli) {
+    init_logging();
+    let shell = Shell::new(cli.global.store.as_deref(), cli.global.session.as_deref());
+    match run(cli, shell.clone()) {
         Ok(code) => ExitCode::from(code),
         // `scratchpad read big | head` closes our stdout early; that is the reader's choice, not a failure.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            let _ = writeln!(std::io::stderr(), "error: {}", describe(&err));
+            let _ = writeln!(std::io::stderr(), "error: {}", describe(&err, &shell));
             ExitCode::FAILURE
         }
     }
+}
+
+/// Logs (the MCP faces' warnings, e.g. an upstream reconnect) go to stderr: stdout may carry the
+/// protocol. `RUST_LOG` sets the level, warnings by default.
+fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
@@ -39,51 +54,21 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
     })
 }
 
-/// The message for a failure, spelling structured engine errors the way a shell user types them.
-fn describe(err: &anyhow::Error) -> String {
-    use scratchpad_core::Error;
-    let spelled = err
-        .chain()
-        .find_map(|cause| match cause.downcast_ref::<Error>()? {
-            Error::NotFound {
-                name,
-                session,
-                similar,
-            } => Some(scratchpad_core::error::describe_not_found(
-                name,
-                session,
-                similar,
-                "`scratchpad ls`",
-            )),
-            Error::Conflict(kind) => Some(kind.describe(|v| format!("--if-version {v}"))),
-            _ => None,
-        });
-    spelled.unwrap_or_else(|| format!("{err:#}"))
-}
-
-/// `scratchpad` plus the global flags that chose the store and session, so a printed continuation
-/// reads the same entry when run as is. Store URLs that could carry a password are left out.
-fn command_prefix(store: &Option<String>, session: Option<&str>) -> String {
-    // A value that came from the environment is still there when the continuation runs.
-    let from_flag = |value: &str, var: &str| std::env::var(var).ok().as_deref() != Some(value);
-    let mut command = "scratchpad".to_owned();
-    if let Some(store) = store
-        .as_deref()
-        .filter(|s| from_flag(s, "SCRATCHPAD_STORE"))
-        .filter(|s| !s.contains("://") || s.starts_with("sqlite://"))
-    {
-        command.push_str(&format!(
-            " --store {}",
-            scratchpad_core::read::shell_word(store)
-        ));
+/// The message for a failure, its causes joined as `{:#}` does, with the engine's suggestions
+/// spelled the way a shell user types them.
+fn describe(err: &anyhow::Error, shell: &Shell) -> String {
+    let mut parts = Vec::new();
+    for cause in err.chain() {
+        match cause.downcast_ref::<scratchpad_core::Error>() {
+            Some(engine) => {
+                parts.push(engine.render(shell));
+                // The engine's message is complete; what it wraps adds nothing a reader needs.
+                break;
+            }
+            None => parts.push(cause.to_string()),
+        }
     }
-    if let Some(session) = session.filter(|s| from_flag(s, "SCRATCHPAD_SESSION")) {
-        command.push_str(&format!(
-            " --session {}",
-            scratchpad_core::read::shell_word(session)
-        ));
-    }
-    command
+    parts.join(": ")
 }
 
 /// What every command gets: the scratchpad, the output format and stdout.
@@ -92,6 +77,8 @@ pub struct Ctx {
     pub pad: Scratchpad,
     pub json: bool,
     pub out: std::io::StdoutLock<'static>,
+    /// How calls are spelled for this command line.
+    pub shell: Shell,
 }
 
 impl Ctx {
@@ -103,7 +90,7 @@ impl Ctx {
     }
 }
 
-fn run(cli: Cli) -> anyhow::Result<u8> {
+fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
     // Editing a client's configuration needs no store: nothing is opened or created for it.
     if let Command::Mcp(cli::McpArgs { command }) = &cli.command
         && let Some(code) = commands::clients::run(&cli.global, command)?
@@ -125,13 +112,11 @@ fn run(cli: Cli) -> anyhow::Result<u8> {
         commands::mcp::mcp(pad, args, fixed_session)?;
         return Ok(0);
     }
-    let pad = pad.with_syntax(Syntax::Cli {
-        command: command_prefix(&cli.global.store, cli.global.session.as_deref()),
-    });
     let mut ctx = Ctx {
         pad,
         json: cli.global.json,
         out: std::io::stdout().lock(),
+        shell,
     };
     let code = match cli.command {
         Command::Put(args) => commands::put::put(&mut ctx, args)?,

@@ -14,7 +14,8 @@ pub mod tokens;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use scratchpad_core::{Config, Observation, ObservationContent, Offload, Scratchpad};
+use scratchpad_core::{Config, Observation, PartOutcome, Scratchpad};
+use scratchpad_mcp::tools::Mcp;
 
 use corpus::{DocKind, Document, Place, Size};
 use policy::{CUT_CHARS, Episode, HEAD_CHARS, Policy};
@@ -92,17 +93,11 @@ pub fn evaluate(options: &Options) -> Result<Evaluation> {
     let mut outcomes = Vec::new();
     let mut references = Vec::new();
     for (doc, &tokens) in docs.iter().zip(&doc_tokens) {
-        let offload = pad.offload(
-            Observation {
-                tool: doc.kind.tool().into(),
-                content: ObservationContent::Text(doc.text.clone()),
-                metadata: serde_json::Map::new(),
-                args: None,
-                server: None,
-                is_error: false,
-            },
-            None,
-        )?;
+        let offload = pad.offload(&Observation::text(doc.kind.tool(), doc.text.clone()))?;
+        let offload = match offload.parts.into_iter().next() {
+            Some(PartOutcome::Stored(reference)) => Some(reference.observation(&Mcp)),
+            _ => None,
+        };
         for fact in &doc.facts {
             for policy in Policy::ALL {
                 let episode = match policy {
@@ -123,12 +118,12 @@ pub fn evaluate(options: &Options) -> Result<Evaluation> {
             }
         }
         match &offload {
-            Offload::Offloaded(reference) => {
+            Some(reference) => {
                 references.push((doc.name(), Some(serde_json::to_string_pretty(reference)?)));
                 // Keep the store small while the 10 MB documents go through.
                 pad.delete(&reference.scratchpad, None)?;
             }
-            Offload::Inline { .. } => references.push((doc.name(), None)),
+            None => references.push((doc.name(), None)),
         }
     }
     Ok(Evaluation {

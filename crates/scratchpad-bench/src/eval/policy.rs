@@ -4,7 +4,8 @@
 
 use anyhow::Result;
 use regex::{Regex, RegexBuilder};
-use scratchpad_core::{Kind, Offload, OffloadedObservation, ReadMode, Scratchpad, Syntax};
+use scratchpad_core::{Call, Kind, OffloadedObservation, ReadMode, Scratchpad, Speak as _};
+use scratchpad_mcp::tools::Mcp;
 
 use super::corpus::{Ask, Document, Fact};
 use super::tokens::count_tokens;
@@ -97,15 +98,14 @@ pub fn blind_cut(doc: &Document, fact: &Fact, chars: usize) -> Episode {
 pub fn scratchpad(
     pad: &Scratchpad,
     doc: &Document,
-    offload: &Offload,
+    offload: &Option<OffloadedObservation>,
     doc_tokens: usize,
     fact: &Fact,
 ) -> Result<Episode> {
-    let reference = match offload {
-        Offload::Inline { .. } => return Ok(inline(doc, fact, doc_tokens)),
-        Offload::Offloaded(reference) => reference,
+    let Some(reference) = offload else {
+        return Ok(inline(doc, fact, doc_tokens));
     };
-    let syntax = Syntax::default();
+    let spell = |mode: &ReadMode| Mcp.call(&Call::read(&reference.scratchpad, mode.clone()));
     // What the model sees: the observation that replaced the tool output, as JSON.
     let mut context = serde_json::to_string(reference)?;
     let mut seen = vec![reference.preview.clone()];
@@ -114,11 +114,11 @@ pub fn scratchpad(
         let Some(mode) = next_read(&fact.ask, reference, &seen, &history)? else {
             break;
         };
-        let call = mode.render_call(&reference.scratchpad, &syntax);
+        let call = spell(&mode);
         let (rendered, content, matches, continuation) =
             match pad.read(&reference.scratchpad, &mode, None) {
                 Ok(reply) => (
-                    reply.render(&syntax),
+                    reply.render(&Mcp),
                     reply.text.clone(),
                     reply.total_matches,
                     reply.continuation.clone(),
@@ -142,10 +142,7 @@ pub fn scratchpad(
         tokens: count_tokens(&context),
         found: context.contains(&fact.answer),
         reads: history.len(),
-        calls: history
-            .iter()
-            .map(|r| r.mode.render_call(&reference.scratchpad, &syntax))
-            .collect(),
+        calls: history.iter().map(|r| spell(&r.mode)).collect(),
     })
 }
 

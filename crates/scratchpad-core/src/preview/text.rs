@@ -73,6 +73,16 @@ impl TextPreviewBuilder {
         }
     }
 
+    /// Characters pushed so far.
+    pub fn chars(&self) -> u64 {
+        self.chars
+    }
+
+    /// Newlines pushed so far.
+    pub fn newlines(&self) -> u64 {
+        self.newlines
+    }
+
     /// Feeds the next piece; pieces must split the text on character boundaries.
     pub fn push(&mut self, piece: &str) {
         if !self.head_full {

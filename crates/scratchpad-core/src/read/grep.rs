@@ -6,9 +6,10 @@ use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKin
 
 use super::source::EntryContent;
 use super::{ReadMode, ReadReply};
+use crate::advice::{Advice, Arg, ArgName};
 use crate::error::{Error, Result};
+use crate::figures::{counted, thousands};
 use crate::model::EntryInfo;
-use crate::preview::thousands;
 
 /// Longest line shown in grep output (characters); longer lines end with `…`.
 const SHOWN_LINE_CHARS: usize = 1_000;
@@ -28,7 +29,6 @@ pub(crate) fn grep(
     content: &EntryContent<'_>,
     args: &GrepArgs<'_>,
     budget: u64,
-    syntax: &super::Syntax,
 ) -> Result<ReadReply> {
     if args.context > MAX_CONTEXT {
         return Err(Error::invalid(format!(
@@ -37,16 +37,18 @@ pub(crate) fn grep(
         )));
     }
     if args.max_matches == 0 {
-        return Err(Error::invalid(format!(
-            "{} asks for no matches; pass 1 or more",
-            syntax.flag("max_matches", "0")
-        )));
+        return Err(Error::InvalidArgument(
+            Advice::text("")
+                .arg(Arg::number(ArgName::MaxMatches, 0))
+                .and(" asks for no matches; pass 1 or more"),
+        ));
     }
     if args.from == 0 {
-        return Err(Error::invalid(format!(
-            "lines are numbered from 1; pass {} or later",
-            syntax.flag("from", "1")
-        )));
+        return Err(Error::InvalidArgument(
+            Advice::text("lines are numbered from 1; pass ")
+                .arg(Arg::number(ArgName::FromLine, 1))
+                .and(" or later"),
+        ));
     }
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case)
@@ -56,7 +58,7 @@ pub(crate) fn grep(
                 "invalid regex `{}`: {}. Patterns use Rust regex syntax (like ripgrep); escape \
                  special characters such as ( [ . * + ? with a backslash to match them literally",
                 args.pattern,
-                first_line(&e.to_string())
+                last_line(&e.to_string())
             ))
         })?;
     let context = usize::try_from(args.context).unwrap_or(0);
@@ -106,35 +108,29 @@ pub(crate) fn grep(
     let location = if sink.total == 0 {
         format!("no line matches `{}` in {scope}", args.pattern)
     } else if sink.shown == sink.total {
-        format!("{} in {scope}", plural(sink.total, "matching line"))
+        format!(
+            "{} in {scope}",
+            counted(sink.total, "matching line", "matching lines")
+        )
     } else {
         format!(
             "{} in {scope}; showing the first {}",
-            plural(sink.total, "matching line"),
+            counted(sink.total, "matching line", "matching lines"),
             thousands(sink.shown)
         )
     };
     Ok(ReadReply {
-        name: info.name.clone(),
-        kind: info.kind,
-        text: sink.out,
-        location,
+        notes,
         truncated: continuation.is_some(),
         continuation,
-        notes,
         total_matches: Some(sink.total),
+        shown_matches: Some(sink.shown),
+        ..ReadReply::new(info, sink.out, location)
     })
 }
 
-fn plural(n: u64, noun: &str) -> String {
-    if n == 1 {
-        format!("1 {noun}")
-    } else {
-        format!("{} {noun}s", thousands(n))
-    }
-}
-
-fn first_line(s: &str) -> String {
+/// The last non-empty line of a regex error: the one that says what is wrong.
+fn last_line(s: &str) -> String {
     s.lines()
         .rfind(|l| !l.trim().is_empty())
         .unwrap_or(s)

@@ -17,17 +17,14 @@ pub(crate) struct EntryContent<'a> {
 }
 
 impl<'a> EntryContent<'a> {
-    pub fn new(store: &'a dyn Store, entry: &crate::store::Entry) -> Result<Self> {
-        let last_seq = store
-            .locate(entry.blob, Locate::Byte(u64::MAX))?
-            .map(|p| p.seq);
-        Ok(Self {
+    pub fn new(store: &'a dyn Store, entry: &crate::store::Entry) -> Self {
+        Self {
             store,
             blob: entry.blob,
             bytes: entry.info.bytes,
             chars: entry.info.chars,
-            last_seq,
-        })
+            last_seq: entry.chunks.checked_sub(1),
+        }
     }
 
     fn locate(&self, at: Locate) -> Result<ChunkPos> {

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "postgres")]
 pub mod postgres;
+mod sql;
 pub mod sqlite;
 
 use std::fmt;
@@ -59,7 +60,7 @@ pub enum Locate {
     AfterNewlines(u64),
 }
 
-/// Totals of a blob's content, computed while it streamed in.
+/// Facts about a blob's content, gathered while it streamed in and stored with it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BlobStats {
     /// blake3, hex.
@@ -67,6 +68,10 @@ pub struct BlobStats {
     pub bytes: u64,
     pub chars: u64,
     pub lines: u64,
+    /// How many chunks hold it, so a read knows where the content ends without asking.
+    pub chunks: u32,
+    /// The sniffed type of binary content (`image/png`); `None` for text and JSON.
+    pub mime: Option<String>,
 }
 
 /// Content on its way into the store: chunks already staged by [`Store::stage_chunks`] plus the
@@ -122,6 +127,8 @@ pub struct EntryWrite {
 pub struct Entry {
     pub info: EntryInfo,
     pub blob: i64,
+    /// Chunks of the blob, numbered from 0.
+    pub chunks: u32,
 }
 
 /// A change to an entry's metadata.
@@ -177,15 +184,15 @@ pub struct SearchHit {
     pub snippet: String,
 }
 
-/// Figures for one session.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct SessionStats {
+/// What a session holds of one kind of entry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KindTotals {
+    pub kind: Kind,
     pub entries: u64,
     pub pinned: u64,
     pub bytes: u64,
-    pub tokens_est: u64,
-    /// Estimated tokens of the stored content minus what its previews show.
-    pub tokens_kept_out: u64,
+    /// Bytes of the previews that stand in for these entries.
+    pub preview_bytes: u64,
 }
 
 /// What a collection pass should do.
@@ -211,7 +218,10 @@ pub struct GcReport {
     pub disk_bytes_after: u64,
 }
 
-/// A storage backend. Small and storage-shaped: every method is one atomic step.
+/// A storage backend. Small and storage-shaped: every method is one atomic step, and none of them
+/// decides what a reader is told (suggestions, token estimates and messages live above it). Times
+/// are the caller's clock, passed in; only staging is timed by the store's own clock, so that hosts
+/// whose clocks disagree agree on which abandoned writes to collect.
 pub trait Store: Send + Sync + fmt::Debug {
     /// Writes chunks of a large blob before it is committed, creating the staging blob on first use.
     /// Staged chunks are invisible until [`Store::commit`] and removed by GC when abandoned.
@@ -224,17 +234,23 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn entry(&self, session: &str, key: &str, now: i64) -> Result<Option<Entry>>;
     /// Records a read (for LRU eviction).
     fn touch(&self, session: &str, name: &str, now: i64) -> Result<()>;
-    /// Applies a metadata change, bumping the version.
+    /// Applies a metadata change, bumping the version; `None` when no live entry has that key.
     fn update(
         &self,
         session: &str,
-        name: &str,
+        key: &str,
         if_version: Option<u64>,
         change: &EntryChange,
         now: i64,
-    ) -> Result<EntryInfo>;
-    /// Removes an entry (and its blob when nothing else points at it).
-    fn delete(&self, session: &str, name: &str, if_version: Option<u64>) -> Result<EntryInfo>;
+    ) -> Result<Option<EntryInfo>>;
+    /// Removes an entry (and its blob when nothing else points at it); `None` when there is none.
+    fn delete(
+        &self,
+        session: &str,
+        key: &str,
+        if_version: Option<u64>,
+        now: i64,
+    ) -> Result<Option<EntryInfo>>;
     /// Removes every entry tagged with this turn; returns how many.
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64>;
     /// The chunk that holds a position, `None` past the end.
@@ -250,17 +266,18 @@ pub trait Store: Send + Sync + fmt::Debug {
         limit: usize,
         now: i64,
     ) -> Result<Page>;
-    /// Names in the session that look like `name` (for "did you mean" hints).
-    fn similar_names(
+    /// Names of the session's live entries, most recently changed first.
+    fn recent_names(&self, session: &str, limit: usize, now: i64) -> Result<Vec<String>>;
+    /// Ranked full-text search within a session: entries with all `words` first, else any of them.
+    fn search(
         &self,
         session: &str,
-        name: &str,
+        words: &[&str],
         limit: usize,
         now: i64,
-    ) -> Result<Vec<String>>;
-    /// Ranked full-text search within a session.
-    fn search(&self, session: &str, query: &str, limit: usize, now: i64) -> Result<Vec<SearchHit>>;
-    fn stats(&self, session: &str, now: i64) -> Result<SessionStats>;
+    ) -> Result<Vec<SearchHit>>;
+    /// What the session's live entries hold, per kind.
+    fn totals(&self, session: &str, now: i64) -> Result<Vec<KindTotals>>;
     /// Total bytes of unique content stored (what the quota counts).
     fn stored_bytes(&self) -> Result<u64>;
     /// When the last collection pass finished (ms), if ever.

@@ -90,7 +90,7 @@ fn bad_reads_are_clear_errors_or_stated_clamps(backend: Backend) {
             },
             "binary",
         ),
-        ("bin", grep("x"), "mode=\"bytes\""),
+        ("bin", grep("x"), "ReadMode::Bytes"),
         ("bin", ReadMode::Head { n: None }, "binary"),
         (
             "missing",

@@ -1,48 +1,40 @@
 //! Names, dedup, TTL, pin, quota, GC and disk space.
 
+use scratchpad_core::advice::Library;
 use scratchpad_core::{
-    Config, ListFilter, Observation, ObservationContent, Offload, PutOptions, Source, Ttl,
+    Call, Config, ListFilter, Observation, Offload, PartOutcome, PutOptions, ReadMode, Reference,
+    Source, Ttl,
 };
 
 use crate::common::{Backend, log_with_errors, pad, put};
 
 fn offload(pad: &scratchpad_core::Scratchpad, tool: &str, text: String) -> Offload {
-    pad.offload(
-        Observation {
-            tool: tool.into(),
-            content: ObservationContent::Text(text),
-            metadata: serde_json::Map::from_iter([
-                ("path".to_owned(), serde_json::json!("/var/log/app.log")),
-                ("huge".to_owned(), serde_json::json!("x".repeat(1_000))),
-            ]),
-            args: Some(serde_json::json!({"path": "/var/log/app.log"})),
-            server: None,
-            is_error: false,
-        },
-        None,
-    )
-    .unwrap()
+    let mut observation = Observation::text(tool, text);
+    observation.metadata = serde_json::Map::from_iter([
+        ("path".to_owned(), serde_json::json!("/var/log/app.log")),
+        ("huge".to_owned(), serde_json::json!("x".repeat(1_000))),
+    ]);
+    observation.args = Some(serde_json::json!({"path": "/var/log/app.log"}));
+    pad.offload(&observation).unwrap()
+}
+
+/// The reference that replaced the only part of an offloaded observation.
+fn reference(offload: Offload) -> Reference {
+    match offload.parts.into_iter().next() {
+        Some(PartOutcome::Stored(reference)) => reference,
+        other => panic!("expected the part to be stored, got {other:?}"),
+    }
 }
 
 fn small_observations_stay_inline_and_large_ones_become_references(backend: Backend) {
     let (_store, pad) = backend.pad();
-    match offload(&pad, "read_file", "short".into()) {
-        Offload::Inline { observation, saved } => {
-            assert_eq!(
-                observation.content,
-                ObservationContent::Text("short".into())
-            );
-            assert!(saved.is_none());
-        }
-        other => panic!("expected inline, got {other:?}"),
-    }
-    let Offload::Offloaded(reference) = offload(&pad, "read_file", log_with_errors(1_000, &[500]))
-    else {
-        panic!("expected an offload");
-    };
-    assert_eq!(reference.scratchpad, "read_file_1");
-    assert_eq!(reference.lines, 1_000);
-    assert!(reference.preview.contains("500: "));
+    let inline = offload(&pad, "read_file", "short".into());
+    assert!(inline.is_inline() && inline.saved.is_none(), "{inline:?}");
+    let reference = reference(offload(&pad, "read_file", log_with_errors(1_000, &[500])));
+    let entry = &reference.entry;
+    assert_eq!(entry.name, "read_file_1");
+    assert_eq!(entry.lines, 1_000);
+    assert!(entry.preview.contains("500: "));
     assert_eq!(
         reference.metadata.get("path"),
         Some(&serde_json::json!("/var/log/app.log"))
@@ -51,14 +43,15 @@ fn small_observations_stay_inline_and_large_ones_become_references(backend: Back
         reference.metadata.get("huge").is_none(),
         "large metadata is not carried"
     );
+    let hint = scratchpad_core::hint(entry);
     assert!(
-        reference
-            .hint
-            .contains("scratchpad_read(ref=\"read_file_1\", mode=\"grep\""),
-        "{}",
-        reference.hint
+        hint.reads.contains(&Call::read(
+            "read_file_1",
+            ReadMode::grep("ERROR|FATAL|FAIL|panic|Traceback|Exception", 2)
+        )),
+        "{hint:?}"
     );
-    let json = serde_json::to_value(&reference).unwrap();
+    let json = serde_json::to_value(reference.observation(&Library)).unwrap();
     for key in [
         "ok",
         "scratchpad",
@@ -73,16 +66,20 @@ fn small_observations_stay_inline_and_large_ones_become_references(backend: Back
     ] {
         assert!(json.get(key).is_some(), "missing {key}");
     }
+    assert!(
+        json["hint"]
+            .as_str()
+            .unwrap()
+            .contains("{{scratchpad:read_file_1}}"),
+        "{json}"
+    );
     // The threshold is configurable.
     let config = Config {
         threshold_bytes: 3,
         ..Config::default()
     };
     let (_store2, strict) = backend.pad_with(config);
-    assert!(matches!(
-        offload(&strict, "t", "four".into()),
-        Offload::Offloaded(_)
-    ));
+    assert!(!offload(&strict, "t", "four".into()).is_inline());
 }
 
 fn automatic_names_are_never_reused(backend: Backend) {
@@ -163,10 +160,8 @@ fn expired_entries_vanish_and_pinned_ones_stay(backend: Backend) {
     // Offloads default to 24 h, notes to no expiry.
     let note = pad.write("plan", "step 1", Default::default()).unwrap();
     assert_eq!(note.expires_at, None);
-    let Offload::Offloaded(off) = offload(&pad, "t", log_with_errors(500, &[])) else {
-        panic!()
-    };
-    let info = pad.get(&off.scratchpad).unwrap();
+    let off = reference(offload(&pad, "t", log_with_errors(500, &[])));
+    let info = pad.get(&off.entry.name).unwrap();
     let ttl = info.expires_at.unwrap() - info.created_at;
     assert_eq!(ttl, 24 * 3_600_000);
 }

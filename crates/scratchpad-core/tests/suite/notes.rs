@@ -88,7 +88,7 @@ fn if_version_conflicts_name_the_current_version(backend: Backend) {
         pad.edit("n", "b", "x", false, Some(7)).map(|_| ()),
         pad.rename("n", "m", Some(7)).map(|_| ()),
         pad.pin("n", true, Some(7)).map(|_| ()),
-        pad.set_ttl("n", Some(1000), Some(7)).map(|_| ()),
+        pad.set_ttl("n", Ttl::After(1000), Some(7)).map(|_| ()),
         pad.delete("n", Some(7)).map(|_| ()),
     ] {
         assert!(matches!(result, Err(Error::Conflict(_))), "{result:?}");
@@ -115,7 +115,7 @@ fn pin_and_ttl_bump_versions_and_survive_overwrites(backend: Backend) {
     let rewritten = pad.write("n", "b", WriteOptions::default()).unwrap();
     assert!(rewritten.pinned, "an overwrite keeps the pin");
     assert!(rewritten.expires_at.is_some(), "an overwrite keeps the TTL");
-    let forever = pad.set_ttl("n", None, None).unwrap();
+    let forever = pad.set_ttl("n", Ttl::Never, None).unwrap();
     assert_eq!(forever.expires_at, None);
     let err = pad.rename("n", "n", None);
     assert!(err.is_err());

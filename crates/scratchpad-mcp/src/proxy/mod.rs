@@ -26,6 +26,7 @@ use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
 use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
 use scratchpad_core::Scratchpad;
 
+use crate::blocking;
 use crate::error::{Error, Result};
 use crate::server::ScratchpadServer;
 use crate::tools;
@@ -45,7 +46,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(60);
 #[derive(Debug, Clone)]
 pub struct ProxyOptions {
     pub upstream: UpstreamSpec,
-    /// Offload threshold in bytes of serialized content; `None`: the configuration's. Per-tool
+    /// Offload threshold in bytes of the result's content; `None`: the configuration's. Per-tool
     /// overrides of the configuration file win over both.
     pub threshold: Option<usize>,
     /// List the scratchpad tools only once a result has been offloaded.
@@ -94,6 +95,11 @@ reading it.";
 
 impl ProxyServer {
     pub fn new(pad: Scratchpad, options: ProxyOptions) -> Self {
+        // `--threshold` replaces the configured threshold; the engine's policy applies it.
+        let pad = match options.threshold {
+            Some(bytes) => pad.with_threshold(bytes),
+            None => pad,
+        };
         Self {
             inner: Arc::new(Inner {
                 local: ScratchpadServer::new(pad.clone()),
@@ -193,16 +199,6 @@ impl ProxyServer {
             ),
             other => format!("the upstream MCP server `{label}` failed: {other}"),
         }
-    }
-
-    fn threshold_for(&self, tool: &str) -> usize {
-        let config = self.inner.pad.config();
-        config
-            .tools
-            .get(tool)
-            .and_then(|t| t.threshold_bytes)
-            .or(self.inner.options.threshold)
-            .unwrap_or(config.threshold_bytes)
     }
 
     fn scratchpad_tools_visible(&self) -> bool {
@@ -338,7 +334,6 @@ impl ProxyServer {
             tool: upstream_name,
             args: digest_args,
             server: Some(self.inner.options.upstream.label()),
-            threshold: self.threshold_for(&listed),
             save_as,
         };
         let pad = self.inner.pad.clone();
@@ -608,15 +603,6 @@ fn upstream_has_resources(upstream: &Upstream) -> bool {
         .peer
         .peer_info()
         .is_some_and(|info| info.capabilities.resources.is_some())
-}
-
-/// Runs store work on the blocking pool; a panic there is an internal error, not a crash.
-async fn blocking<T: Send + 'static>(
-    work: impl FnOnce() -> T + Send + 'static,
-) -> Result<T, ErrorData> {
-    tokio::task::spawn_blocking(work).await.map_err(|err| {
-        ErrorData::internal_error(format!("the request stopped unexpectedly: {err}"), None)
-    })
 }
 
 /// Proxies MCP on stdin/stdout to the upstream until the client closes the connection; the

@@ -6,22 +6,17 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use base64::Engine as _;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ResourceContents, Tool};
-use scratchpad_core::{
-    EntryInfo, OffloadedObservation, PutOptions, Scratchpad, Source, Ttl, WriteCondition,
-};
+use scratchpad_core::figures::thousands;
+use scratchpad_core::{Binary, Content, Observation, Part, PartOutcome, Reference, Scratchpad};
 use serde_json::{Value, json};
 
-use crate::tools::render;
+use crate::tools::{Mcp, render};
 
 /// The argument every proxied tool gains: store the whole output under this name.
 pub const SCRATCHPAD_ARG: &str = "scratchpad";
 /// An upstream tool whose name clashes with a scratchpad tool is listed under this prefix.
 pub const CLASH_PREFIX: &str = "upstream_";
-/// In a result over the threshold, parts at most this large (bytes) stay inline: a one-line status
-/// next to a megabyte of data is cheaper shown than referenced.
-pub const PART_INLINE_BYTES: usize = 512;
 
 /// The proxied tool list and how to map a listed name back to the upstream's.
 #[derive(Debug, Clone, Default)]
@@ -168,158 +163,12 @@ pub struct CallInfo {
     pub tool: String,
     pub args: Value,
     pub server: Option<String>,
-    pub threshold: usize,
     pub save_as: Option<String>,
 }
 
-/// One piece of a result that may be stored.
-enum Part {
-    Text(String),
-    Binary { data: Vec<u8>, metadata: JsonObject },
-}
-
-/// Applies the offload policy to a tool result. Under the threshold (serialized `content` plus
-/// `structuredContent`) the result passes untouched, except that with `save_as` its text (or
-/// structured content, or first binary) is also stored under that name and a note says so. Over it,
-/// every part larger than [`PART_INLINE_BYTES`] (all text blocks joined; each image, audio or
-/// embedded resource; the structured content) is stored whole, binary as binary, and replaced by the
-/// offloaded observation and a `resource_link`. Structured content that repeats the text points at
-/// the same entry. `isError` is kept.
-pub fn offload_result(
-    pad: &Scratchpad,
-    call: &CallInfo,
-    mut result: CallToolResult,
-) -> scratchpad_core::Result<CallToolResult> {
-    let size = serde_json::to_vec(&result.content).map_or(0, |v| v.len())
-        + result
-            .structured_content
-            .as_ref()
-            .and_then(|v| serde_json::to_vec(v).ok())
-            .map_or(0, |v| v.len());
-    let is_error = result.is_error.unwrap_or(false);
-    if size <= call.threshold {
-        if let Some(name) = &call.save_as {
-            save_small(pad, call, name, &mut result)?;
-        }
-        return Ok(result);
-    }
-    let text: Vec<&str> = result
-        .content
-        .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    let text = (!text.is_empty()).then(|| text.join("\n"));
-    let store_text = text
-        .as_ref()
-        .is_some_and(|text| text.len() > PART_INLINE_BYTES);
-    // The `scratchpad` name goes to the bulk of the result; other stored parts get automatic names.
-    let bulk = bulk_part(&result, text.as_deref(), store_text);
-    let mut save_as = call.save_as.clone();
-    let mut name_for = |part: Bulk| {
-        if bulk == Some(part) {
-            save_as.take()
-        } else {
-            None
-        }
-    };
-    let mut content = Vec::with_capacity(result.content.len() + 2);
-    let mut text_entry: Option<EntryInfo> = None;
-    let mut named: Option<EntryInfo> = None;
-    for (index, block) in std::mem::take(&mut result.content).into_iter().enumerate() {
-        match block {
-            ContentBlock::Text(block) => {
-                let Some(joined) = &text else { continue };
-                if !store_text {
-                    content.push(ContentBlock::Text(block));
-                } else if text_entry.is_none() {
-                    let name = name_for(Bulk::Text);
-                    let info = store(
-                        pad,
-                        call,
-                        name.clone(),
-                        Part::Text(joined.clone()),
-                        JsonObject::new(),
-                    )?;
-                    content.push(observation_block(&info, JsonObject::new(), is_error, pad));
-                    content.push(render::resource_link(&info));
-                    if name.is_some() {
-                        named = Some(info.clone());
-                    }
-                    text_entry = Some(info);
-                }
-            }
-            block @ (ContentBlock::Image(_)
-            | ContentBlock::Audio(_)
-            | ContentBlock::Resource(_)) => match binary_part(&block) {
-                Some(part) if part_size(&part) > PART_INLINE_BYTES => {
-                    let metadata = match &part {
-                        Part::Binary { metadata, .. } => metadata.clone(),
-                        Part::Text(_) => embedded_metadata(&block),
-                    };
-                    let name = name_for(Bulk::Block(index));
-                    let info = store(pad, call, name.clone(), part, metadata.clone())?;
-                    content.push(observation_block(&info, metadata, is_error, pad));
-                    content.push(render::resource_link(&info));
-                    if name.is_some() {
-                        named = Some(info);
-                    }
-                }
-                _ => content.push(block),
-            },
-            other => content.push(other),
-        }
-    }
-    result.content = content;
-    if let Some(structured) = result.structured_content.take() {
-        let bytes = serde_json::to_vec(&structured).unwrap_or_default();
-        result.structured_content = Some(if bytes.len() <= PART_INLINE_BYTES {
-            structured
-        } else {
-            let info = match (&text_entry, &text) {
-                (Some(info), Some(text)) if repeats_text(&structured, text) => info.clone(),
-                _ => {
-                    let name = name_for(Bulk::Structured);
-                    let info = store(
-                        pad,
-                        call,
-                        name.clone(),
-                        Part::Text(String::from_utf8_lossy(&bytes).into_owned()),
-                        JsonObject::new(),
-                    )?;
-                    if name.is_some() {
-                        named = Some(info.clone());
-                    }
-                    if text_entry.is_none() {
-                        result.content.push(observation_block(
-                            &info,
-                            JsonObject::new(),
-                            is_error,
-                            pad,
-                        ));
-                        result.content.push(render::resource_link(&info));
-                    }
-                    info
-                }
-            };
-            serde_json::to_value(observation(&info, JsonObject::new(), is_error, pad))
-                .unwrap_or(Value::Null)
-        });
-    }
-    match (named, save_as) {
-        (Some(info), _) => note_replaced(&info, &mut result),
-        // Nothing large enough was stored on its own (many small parts): save it as a small one.
-        (None, Some(name)) => save_small(pad, call, &name, &mut result)?,
-        (None, None) => {}
-    }
-    Ok(result)
-}
-
-/// A part of a result that may be stored.
+/// What a part of the observation stands for in the result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Bulk {
+enum Origin {
     /// All text blocks, joined.
     Text,
     /// The image, audio or embedded resource at this index of `content`.
@@ -327,59 +176,21 @@ enum Bulk {
     Structured,
 }
 
-/// The largest part that will be stored on its own, if any.
-fn bulk_part(result: &CallToolResult, text: Option<&str>, store_text: bool) -> Option<Bulk> {
-    let mut parts: Vec<(usize, Bulk)> = Vec::new();
-    if let (true, Some(text)) = (store_text, text) {
-        parts.push((text.len(), Bulk::Text));
-    }
-    for (index, block) in result.content.iter().enumerate() {
-        if let Some(size) = stored_size(block).filter(|size| *size > PART_INLINE_BYTES) {
-            parts.push((size, Bulk::Block(index)));
-        }
-    }
-    if let Some(structured) = &result.structured_content {
-        let size = serde_json::to_vec(structured).map_or(0, |v| v.len());
-        let repeated = store_text && text.is_some_and(|text| repeats_text(structured, text));
-        if size > PART_INLINE_BYTES && !repeated {
-            parts.push((size, Bulk::Structured));
-        }
-    }
-    parts
-        .into_iter()
-        .max_by_key(|(size, _)| *size)
-        .map(|(_, part)| part)
-}
-
-/// Says so when a `scratchpad` name replaced an entry that already existed.
-fn note_replaced(info: &EntryInfo, result: &mut CallToolResult) {
-    if info.version > 1 {
-        result.content.push(ContentBlock::text(format!(
-            "[scratchpad: `{}` already existed; it now holds this output (version {})]",
-            info.name, info.version
-        )));
-    }
-}
-
-/// Whether structured content carries the same payload as the text: the text is its JSON, or it
-/// holds the text as one of its string values (e.g. `{"content": TEXT}`).
-fn repeats_text(structured: &Value, text: &str) -> bool {
-    if serde_json::from_str::<Value>(text).is_ok_and(|parsed| &parsed == structured) {
-        return true;
-    }
-    match structured {
-        Value::Object(map) => map.values().any(|v| v.as_str() == Some(text)),
-        _ => false,
-    }
-}
-
-fn save_small(
+/// Applies the engine's offload policy to a tool result: its text blocks (joined), each image,
+/// audio or embedded resource, and its structured content are the parts of one observation. A
+/// stored part is replaced by the offloaded observation (text) plus a `resource_link`; stored
+/// structured content becomes the observation itself, so it still validates against the widened
+/// output schema. With a `scratchpad` name the whole output is kept under it, and the result says
+/// so. `isError` is kept.
+pub fn offload_result(
     pad: &Scratchpad,
     call: &CallInfo,
-    name: &str,
-    result: &mut CallToolResult,
-) -> scratchpad_core::Result<()> {
-    let text: Vec<&str> = result
+    mut result: CallToolResult,
+) -> scratchpad_core::Result<CallToolResult> {
+    let is_error = result.is_error.unwrap_or(false);
+    let mut parts = Vec::new();
+    let mut origins = Vec::new();
+    let texts: Vec<&str> = result
         .content
         .iter()
         .filter_map(|block| match block {
@@ -387,69 +198,123 @@ fn save_small(
             _ => None,
         })
         .collect();
-    let part = if !text.is_empty() {
-        Part::Text(text.join("\n"))
-    } else if let Some(structured) = &result.structured_content {
-        Part::Text(structured.to_string())
-    } else if let Some(part) = result.content.iter().find_map(binary_part) {
-        part
-    } else {
-        Part::Text(String::new())
+    if !texts.is_empty() {
+        parts.push(Part::text(texts.join("\n")));
+        origins.push(Origin::Text);
+    }
+    for (index, block) in result.content.iter().enumerate() {
+        if let Some(part) = binary_part(block) {
+            parts.push(part);
+            origins.push(Origin::Block(index));
+        }
+    }
+    if let Some(structured) = result.structured_content.take() {
+        parts.push(Part::json(structured));
+        origins.push(Origin::Structured);
+    }
+    let mut observation = Observation::new(call.tool.clone(), parts);
+    observation.args = Some(call.args.clone());
+    observation.server = call.server.clone();
+    observation.is_error = is_error;
+    observation.save_as = call.save_as.clone();
+    let offload = pad.offload(&observation)?;
+    let outcome = |origin: Origin| {
+        origins
+            .iter()
+            .position(|o| *o == origin)
+            .map(|index| &offload.parts[index])
     };
-    let info = store(pad, call, Some(name.to_owned()), part, JsonObject::new())?;
-    result.content.push(ContentBlock::text(format!(
-        "[scratchpad: the full output is saved as `{}` ({} bytes); pass {{{{scratchpad:{}}}}} to \
-         another tool to use it without reading it]",
-        info.name,
-        render::thousands(info.bytes),
-        info.name
-    )));
-    result.content.push(render::resource_link(&info));
-    note_replaced(&info, result);
-    Ok(())
-}
-
-/// The size [`binary_part`] would give `block`, without decoding it (base64 is 4 characters for 3
-/// bytes).
-fn stored_size(block: &ContentBlock) -> Option<usize> {
-    let decoded = |data: &str| data.len() / 4 * 3;
-    match block {
-        ContentBlock::Image(image) => Some(decoded(&image.data)),
-        ContentBlock::Audio(audio) => Some(decoded(&audio.data)),
-        ContentBlock::Resource(resource) => match &resource.resource {
-            ResourceContents::TextResourceContents { text, .. } => Some(text.len()),
-            ResourceContents::BlobResourceContents { blob, .. } => Some(decoded(blob)),
-            _ => None,
+    let reference_of = |outcome: &PartOutcome| match outcome {
+        PartOutcome::Stored(reference) => Some(reference.clone()),
+        PartOutcome::SameAs(index) => match &offload.parts[*index] {
+            PartOutcome::Stored(reference) => Some(reference.clone()),
+            PartOutcome::Inline | PartOutcome::SameAs(_) => None,
         },
-        _ => None,
+        PartOutcome::Inline => None,
+    };
+    let text_reference = outcome(Origin::Text).and_then(reference_of);
+    let mut content = Vec::with_capacity(result.content.len() + 2);
+    let mut text_replaced = false;
+    for (index, block) in std::mem::take(&mut result.content).into_iter().enumerate() {
+        match (&block, outcome(Origin::Block(index)).and_then(reference_of)) {
+            (ContentBlock::Text(_), _) => match &text_reference {
+                Some(reference) if !text_replaced => {
+                    content.extend(reference_blocks(reference));
+                    text_replaced = true;
+                }
+                Some(_) => {}
+                None => content.push(block),
+            },
+            (_, Some(reference)) => content.extend(reference_blocks(&reference)),
+            (_, None) => content.push(block),
+        }
     }
+    result.content = content;
+    if let Some(outcome) = outcome(Origin::Structured) {
+        let Some(Part {
+            content: Content::Json(original),
+            ..
+        }) = observation.parts.pop()
+        else {
+            unreachable!("the structured content is the last part")
+        };
+        result.structured_content = Some(match reference_of(outcome) {
+            None => original,
+            Some(reference) => {
+                if text_reference.is_none() {
+                    result.content.extend(reference_blocks(&reference));
+                }
+                serde_json::to_value(reference.observation(&Mcp)).unwrap_or(Value::Null)
+            }
+        });
+    }
+    if let Some(saved) = &offload.saved {
+        result.content.push(ContentBlock::text(format!(
+            "[scratchpad: the full output is saved as `{}` ({} bytes); pass {{{{scratchpad:{}}}}} to \
+             another tool to use it without reading it]",
+            saved.name,
+            thousands(saved.bytes),
+            saved.name
+        )));
+        result.content.push(render::resource_link(saved));
+    }
+    if let Some(named) = call.save_as.as_deref().and_then(|name| offload.named(name))
+        && named.version > 1
+    {
+        result.content.push(ContentBlock::text(format!(
+            "[scratchpad: `{}` already existed; it now holds this output (version {})]",
+            named.name, named.version
+        )));
+    }
+    Ok(result)
 }
 
-fn part_size(part: &Part) -> usize {
-    match part {
-        Part::Text(text) => text.len(),
-        Part::Binary { data, .. } => data.len(),
-    }
+/// What stands in for a stored part: the offloaded observation as text, and a link to the entry.
+fn reference_blocks(reference: &Reference) -> [ContentBlock; 2] {
+    let observation = reference.observation(&Mcp);
+    [
+        ContentBlock::text(serde_json::to_string(&observation).unwrap_or_default()),
+        render::resource_link(&reference.entry),
+    ]
 }
 
-/// Image and audio data and blob resources as bytes; text resources as text.
+/// Image and audio data and blob resources as binary parts; text resources as text parts.
 fn binary_part(block: &ContentBlock) -> Option<Part> {
-    let decode = |data: &str| base64::engine::general_purpose::STANDARD.decode(data).ok();
+    let binary = |data: &str| Part::new(Content::Binary(Binary::Base64(data.to_owned())));
     match block {
-        ContentBlock::Image(image) => Some(Part::Binary {
-            data: decode(&image.data)?,
-            metadata: mime(&image.mime_type),
-        }),
-        ContentBlock::Audio(audio) => Some(Part::Binary {
-            data: decode(&audio.data)?,
-            metadata: mime(&audio.mime_type),
-        }),
+        ContentBlock::Image(image) => {
+            Some(binary(&image.data).with_metadata(mime(&image.mime_type)))
+        }
+        ContentBlock::Audio(audio) => {
+            Some(binary(&audio.data).with_metadata(mime(&audio.mime_type)))
+        }
         ContentBlock::Resource(resource) => match &resource.resource {
-            ResourceContents::TextResourceContents { text, .. } => Some(Part::Text(text.clone())),
-            ResourceContents::BlobResourceContents { blob, .. } => Some(Part::Binary {
-                data: decode(blob)?,
-                metadata: embedded_metadata(block),
-            }),
+            ResourceContents::TextResourceContents { text, .. } => {
+                Some(Part::text(text.clone()).with_metadata(embedded_metadata(block)))
+            }
+            ResourceContents::BlobResourceContents { blob, .. } => {
+                Some(binary(blob).with_metadata(embedded_metadata(block)))
+            }
             _ => None,
         },
         _ => None,
@@ -476,65 +341,4 @@ fn embedded_metadata(block: &ContentBlock) -> JsonObject {
         }
     }
     map
-}
-
-fn store(
-    pad: &Scratchpad,
-    call: &CallInfo,
-    name: Option<String>,
-    part: Part,
-    metadata: JsonObject,
-) -> scratchpad_core::Result<EntryInfo> {
-    let bytes = match part {
-        Part::Text(text) => text.into_bytes(),
-        Part::Binary { data, .. } => data,
-    };
-    let source = Source {
-        tool: Some(call.tool.clone()),
-        args_digest: Some(blake3::hash(call.args.to_string().as_bytes()).to_hex()[..16].to_owned()),
-        server: call.server.clone(),
-    };
-    pad.put(
-        &mut bytes.as_slice(),
-        PutOptions {
-            name,
-            source,
-            meta: Value::Object(metadata),
-            ttl: Ttl::Default,
-            condition: Some(WriteCondition::Any),
-            ..PutOptions::default()
-        },
-    )
-}
-
-/// The §4 offloaded observation of a stored part.
-pub fn observation(
-    info: &EntryInfo,
-    metadata: JsonObject,
-    is_error: bool,
-    pad: &Scratchpad,
-) -> OffloadedObservation {
-    OffloadedObservation {
-        ok: !is_error,
-        scratchpad: info.name.clone(),
-        id: info.id.clone(),
-        kind: info.kind,
-        bytes: info.bytes,
-        chars: info.chars,
-        lines: info.lines,
-        tokens_est: info.tokens_est(),
-        preview: info.preview.clone(),
-        metadata,
-        hint: scratchpad_core::hint(info, pad.syntax()),
-    }
-}
-
-fn observation_block(
-    info: &EntryInfo,
-    metadata: JsonObject,
-    is_error: bool,
-    pad: &Scratchpad,
-) -> ContentBlock {
-    let observation = observation(info, metadata, is_error, pad);
-    ContentBlock::text(serde_json::to_string(&observation).unwrap_or_default())
 }

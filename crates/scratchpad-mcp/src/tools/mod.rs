@@ -3,13 +3,16 @@
 
 pub mod args;
 pub mod render;
+pub mod speak;
 
 use rmcp::handler::server::common::{schema_for_output, schema_for_type};
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
-use scratchpad_core::config::parse_ttl;
+use scratchpad_core::figures::counted;
 use scratchpad_core::{Kind, ListFilter, ReadMode, Scratchpad, Ttl, WriteOptions};
 use serde::de::DeserializeOwned;
+
+pub use speak::Mcp;
 
 use args::{
     DeleteArgs, EditArgs, KindName, ListArgs, PinArgs, ReadArgs, ReadModeName, RenameArgs,
@@ -105,17 +108,16 @@ pub async fn call(pad: &Scratchpad, name: &str, args: JsonObject) -> Option<Call
     let pad = pad.clone();
     let name = name.to_owned();
     // The engine is synchronous (SQLite or a blocking PostgreSQL client): keep it off the async workers.
-    let outcome = tokio::task::spawn_blocking(move || dispatch(&pad, &name, args)).await;
+    let outcome = crate::blocking(move || dispatch(&pad, &name, args)).await;
     Some(match outcome {
         Ok(Ok(result)) => result,
         Ok(Err(failure)) => failure.into_result(),
-        Err(join) => {
-            Failure::Internal(format!("the tool stopped unexpectedly: {join}")).into_result()
-        }
+        Err(stopped) => Failure::Internal(stopped.message.to_string()).into_result(),
     })
 }
 
-/// Why a call failed, before it becomes an `isError` result: the one place core errors are mapped.
+/// Why a call failed, before it becomes an `isError` result. `into_result` is the one place core
+/// errors become tool results, spelled for MCP.
 #[derive(Debug)]
 enum Failure {
     Arguments { tool: String, message: String },
@@ -137,15 +139,18 @@ impl Failure {
         }
     }
 
-    fn into_result(self) -> CallToolResult {
-        let text = match self {
+    fn message(self) -> String {
+        match self {
             Self::Arguments { tool, message } => {
                 format!("invalid arguments for {tool}: {message}")
             }
-            Self::Engine(err) => err.to_string(),
+            Self::Engine(err) => err.render(&Mcp),
             Self::Internal(message) => message,
-        };
-        CallToolResult::error(vec![ContentBlock::text(text)])
+        }
+    }
+
+    fn into_result(self) -> CallToolResult {
+        CallToolResult::error(vec![ContentBlock::text(self.message())])
     }
 }
 
@@ -163,7 +168,7 @@ fn dispatch(pad: &Scratchpad, tool: &str, args: JsonObject) -> Result<CallToolRe
                     "Deleted `{}` (version {}, {} bytes).",
                     info.name,
                     info.version,
-                    render::thousands(info.bytes)
+                    scratchpad_core::figures::thousands(info.bytes)
                 ),
                 &info,
             ))
@@ -215,11 +220,9 @@ fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, Failure
 fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
     let ttl = match args.ttl.as_deref() {
         None => Ttl::Default,
-        Some(text) => match parse_ttl(text) {
-            Ok(None) => Ttl::Never,
-            Ok(Some(ms)) => Ttl::After(ms),
-            Err(err) => return Err(Failure::arguments(WRITE, err.to_string())),
-        },
+        Some(text) => text
+            .parse::<Ttl>()
+            .map_err(|err| Failure::arguments(WRITE, err.render(&Mcp)))?,
     };
     let opts = WriteOptions {
         if_version: args.if_version,
@@ -240,15 +243,15 @@ fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
         info.name,
         info.version,
         info.kind.as_str(),
-        render::count(info.chars, "char", "chars"),
-        render::count(info.lines, "line", "lines")
+        counted(info.chars, "char", "chars"),
+        counted(info.lines, "line", "lines")
     );
-    let large = info.bytes > pad.config().threshold_bytes as u64;
+    let large = pad.is_large(None, info.bytes);
     if large {
         text.push_str(&format!(
             "\n{}\n{}",
             info.preview,
-            scratchpad_core::hint(&info, pad.syntax())
+            scratchpad_core::hint(&info).render(&Mcp)
         ));
     }
     let mut result = render::entry_result(text, &info);
@@ -270,7 +273,15 @@ fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
         ));
     }
     let reply = pad.read(&args.reference, &mode, budget)?;
-    Ok(render::read_result(&reply, pad.syntax()))
+    Ok(render::read_result(&reply))
+}
+
+/// The entry and the read that `scratchpad_read` arguments ask for, or the message the tool
+/// would answer with.
+pub fn parse_read_call(arguments: JsonObject) -> Result<(String, ReadMode), String> {
+    let args: ReadArgs = parse(READ, arguments).map_err(Failure::message)?;
+    let mode = read_mode(&args).map_err(Failure::message)?;
+    Ok((args.reference, mode))
 }
 
 /// The read the arguments ask for; a missing argument is named together with the mode that needs it.
@@ -418,9 +429,9 @@ fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
         format!(
             "Edited `{}`: {}; now version {} ({}).",
             info.name,
-            render::count(outcome.replacements as u64, "replacement", "replacements"),
+            counted(outcome.replacements as u64, "replacement", "replacements"),
             info.version,
-            render::count(info.chars, "char", "chars")
+            counted(info.chars, "char", "chars")
         ),
         info,
     ))

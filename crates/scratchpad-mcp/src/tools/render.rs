@@ -2,17 +2,13 @@
 //! structured content of a read carries the reply's bounds, not the slice again, so a client that shows
 //! both to a model does not pay for the slice twice.
 
-use rmcp::model::{CallToolResult, ContentBlock, Resource};
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Resource};
 use schemars::JsonSchema;
-use scratchpad_core::{EntryInfo, Kind, Page, ReadReply, SearchHit, Stats, Syntax};
+use scratchpad_core::figures::{counted, thousands};
+use scratchpad_core::{EntryInfo, Page, ReadReply, SearchHit, Speak, Stats};
 use serde::Serialize;
 
-pub use scratchpad_core::preview::thousands;
-
-/// `1 line`, `2,500 lines`.
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{} {}", thousands(n), if n == 1 { one } else { many })
-}
+use super::speak::{Mcp, read_arguments};
 
 /// What the tools say about one entry.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -75,6 +71,9 @@ pub struct ReadOutput {
     /// The exact call that reads on, when cut.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub continuation: Option<String>,
+    /// The arguments of that `scratchpad_read` call, to send as they are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub continuation_arguments: Option<JsonObject>,
     /// grep: matching lines in the whole entry, shown or not.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub total_matches: Option<u64>,
@@ -126,27 +125,8 @@ pub fn resource_link(info: &EntryInfo) -> ContentBlock {
 pub fn resource(info: &EntryInfo) -> Resource {
     Resource::new(entry_uri(&info.session, &info.name), info.name.clone())
         .with_description(describe(info))
-        .with_mime_type(mime_type(info))
+        .with_mime_type(info.mime_type())
         .with_size(info.bytes)
-}
-
-/// The MIME type a resource read answers with.
-pub fn mime_type(info: &EntryInfo) -> String {
-    match info.kind {
-        Kind::Text => "text/plain".to_owned(),
-        Kind::Json => "application/json".to_owned(),
-        Kind::Binary => binary_type(&info.preview)
-            .unwrap_or("application/octet-stream")
-            .to_owned(),
-    }
-}
-
-/// Binary previews say `type=image/png`; the sniffed type is the best MIME type we have.
-fn binary_type(preview: &str) -> Option<&str> {
-    let start = preview.find("type=")? + "type=".len();
-    let rest = &preview[start..];
-    let end = rest.find([',', ']', ' ']).unwrap_or(rest.len());
-    Some(&rest[..end]).filter(|t| t.contains('/'))
 }
 
 /// One line about an entry: kind, size, version, lifetime, origin.
@@ -154,8 +134,8 @@ fn describe(info: &EntryInfo) -> String {
     let mut text = format!(
         "{}, {}, {}, version {}",
         info.kind.as_str(),
-        count(info.bytes, "byte", "bytes"),
-        count(info.lines, "line", "lines"),
+        counted(info.bytes, "byte", "bytes"),
+        counted(info.lines, "line", "lines"),
         info.version
     );
     if info.pinned {
@@ -173,20 +153,21 @@ pub fn entry_result(text: String, info: &EntryInfo) -> CallToolResult {
     structured(text, &EntrySummary::from(info))
 }
 
-pub fn read_result(reply: &ReadReply, syntax: &Syntax) -> CallToolResult {
+pub fn read_result(reply: &ReadReply) -> CallToolResult {
     let output = ReadOutput {
         name: reply.name.clone(),
         kind: reply.kind.as_str().to_owned(),
         location: reply.location.clone(),
         truncated: reply.truncated,
-        continuation: reply
+        continuation: reply.next_call().map(|call| Mcp.call(&call)),
+        continuation_arguments: reply
             .continuation
             .as_ref()
-            .map(|mode| mode.render_call(&reply.name, syntax)),
+            .map(|mode| read_arguments(&reply.name, mode)),
         total_matches: reply.total_matches,
         notes: reply.notes.clone(),
     };
-    structured(reply.render(syntax), &output)
+    structured(reply.render(&Mcp), &output)
 }
 
 pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult {
@@ -195,7 +176,7 @@ pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult 
     } else {
         format!(
             "{} in session `{session}`, newest first:\n",
-            count(page.entries.len() as u64, "entry", "entries")
+            counted(page.entries.len() as u64, "entry", "entries")
         )
     };
     for info in &page.entries {
@@ -215,8 +196,8 @@ pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult 
     }
     text.push_str(&format!(
         "Session total: {}, {}, about {} tokens kept out of context.",
-        count(stats.figures.entries, "entry", "entries"),
-        count(stats.figures.bytes, "byte", "bytes"),
+        counted(stats.figures.entries, "entry", "entries"),
+        counted(stats.figures.bytes, "byte", "bytes"),
         thousands(stats.figures.tokens_kept_out)
     ));
     let output = ListOutput {
@@ -239,7 +220,7 @@ pub fn search_result(query: &str, hits: &[SearchHit], session: &str) -> CallTool
     } else {
         format!(
             "{} for \"{query}\", best first:\n",
-            count(hits.len() as u64, "hit", "hits")
+            counted(hits.len() as u64, "hit", "hits")
         )
     };
     for hit in hits {

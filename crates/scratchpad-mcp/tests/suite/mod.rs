@@ -1,3 +1,4 @@
+mod continuations;
 mod errors;
 mod guidance;
 mod http;

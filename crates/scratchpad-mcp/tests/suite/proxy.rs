@@ -34,12 +34,11 @@ fn object(value: Value) -> JsonObject {
     map
 }
 
-fn call_info(tool: &str, threshold: usize, save_as: Option<&str>) -> CallInfo {
+fn call_info(tool: &str, save_as: Option<&str>) -> CallInfo {
     CallInfo {
         tool: tool.into(),
         args: json!({}),
         server: Some("test".into()),
-        threshold,
         save_as: save_as.map(str::to_owned),
     }
 }
@@ -191,7 +190,7 @@ fn the_scratchpad_argument_is_stripped_before_forwarding() {
 fn a_small_result_passes_untouched() {
     let (pad, _dir) = pad();
     let result = CallToolResult::structured(json!({"n": 1}));
-    let out = rewrite::offload_result(&pad, &call_info("t", 4096, None), result.clone()).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("t", None), result.clone()).unwrap();
     assert_eq!(out, result);
 }
 
@@ -200,7 +199,7 @@ fn a_large_text_result_becomes_the_observation_and_a_link() {
     let (pad, _dir) = pad();
     let log = log_with_error(5_000, 2_500);
     let result = CallToolResult::success(vec![ContentBlock::text(log.clone())]);
-    let out = rewrite::offload_result(&pad, &call_info("tail_log", 4096, None), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("tail_log", None), result).unwrap();
     let obs = observation(&out);
     assert_eq!(obs["ok"], true);
     assert_eq!(obs["scratchpad"], "tail_log_1");
@@ -222,7 +221,7 @@ fn a_large_text_result_becomes_the_observation_and_a_link() {
 fn is_error_is_kept_and_said() {
     let (pad, _dir) = pad();
     let result = CallToolResult::error(vec![ContentBlock::text(log_with_error(3_000, 10))]);
-    let out = rewrite::offload_result(&pad, &call_info("t", 4096, None), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("t", None), result).unwrap();
     assert_eq!(out.is_error, Some(true));
     assert_eq!(observation(&out)["ok"], false);
 }
@@ -233,7 +232,7 @@ fn structured_content_that_repeats_the_text_points_at_the_same_entry() {
     let log = log_with_error(3_000, 10);
     let mut result = CallToolResult::success(vec![ContentBlock::text(log.clone())]);
     result.structured_content = Some(json!({"content": log}));
-    let out = rewrite::offload_result(&pad, &call_info("read", 4096, None), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("read", None), result).unwrap();
     let structured = out.structured_content.clone().unwrap();
     assert_eq!(structured, observation(&out), "one entry, shown twice");
     assert_eq!(
@@ -253,7 +252,7 @@ fn bulky_structured_content_is_stored_as_json_and_a_short_text_stays() {
         .collect();
     let mut result = CallToolResult::success(vec![ContentBlock::text("2000 rows")]);
     result.structured_content = Some(json!({"rows": rows}));
-    let out = rewrite::offload_result(&pad, &call_info("query", 4096, None), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("query", None), result).unwrap();
     assert_eq!(text(&out).lines().next(), Some("2000 rows"));
     let structured = out.structured_content.unwrap();
     assert_eq!(structured["kind"], "json");
@@ -293,7 +292,7 @@ fn images_audio_and_blob_resources_are_stored_as_binary() {
             "file:///app.log",
         )),
     ]);
-    let out = rewrite::offload_result(&pad, &call_info("chart", 4096, None), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("chart", None), result).unwrap();
     assert_eq!(links(&out).len(), 4, "{}", text(&out));
     assert!(
         text(&out).starts_with("a chart"),
@@ -318,8 +317,8 @@ fn images_audio_and_blob_resources_are_stored_as_binary() {
 fn the_scratchpad_argument_stores_a_small_output_under_its_name() {
     let (pad, _dir) = pad();
     let result = CallToolResult::success(vec![ContentBlock::text("42 rows")]);
-    let out = rewrite::offload_result(&pad, &call_info("count", 4096, Some("row-count")), result)
-        .unwrap();
+    let out =
+        rewrite::offload_result(&pad, &call_info("count", Some("row-count")), result).unwrap();
     assert!(
         text(&out).starts_with("42 rows"),
         "the output is still shown"
@@ -329,14 +328,12 @@ fn the_scratchpad_argument_stores_a_small_output_under_its_name() {
     assert_eq!(pad.get("row-count").unwrap().bytes, 7);
     // Large with a name: stored under it.
     let result = CallToolResult::success(vec![ContentBlock::text(log_with_error(2_000, 5))]);
-    let out =
-        rewrite::offload_result(&pad, &call_info("count", 4096, Some("big")), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("count", Some("big")), result).unwrap();
     assert_eq!(observation(&out)["scratchpad"], "big");
     assert!(!text(&out).contains("already existed"), "{}", text(&out));
     // The same name again: replaced, and the result says so.
     let result = CallToolResult::success(vec![ContentBlock::text(log_with_error(1_000, 5))]);
-    let out =
-        rewrite::offload_result(&pad, &call_info("count", 4096, Some("big")), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("count", Some("big")), result).unwrap();
     assert!(
         text(&out).contains("`big` already existed; it now holds this output (version 2)"),
         "{}",
@@ -354,8 +351,7 @@ fn the_scratchpad_name_goes_to_the_bulk_of_a_mixed_result() {
         ContentBlock::image(b64, "image/png"),
         ContentBlock::text("The image above is the MCP logo."),
     ]);
-    let out =
-        rewrite::offload_result(&pad, &call_info("get-image", 4096, Some("logo")), result).unwrap();
+    let out = rewrite::offload_result(&pad, &call_info("get-image", Some("logo")), result).unwrap();
     let logo = pad.get("logo").unwrap();
     assert_eq!(
         logo.kind,
@@ -384,7 +380,7 @@ fn many_small_parts_over_the_threshold_still_honour_the_scratchpad_name() {
         .collect();
     let out = rewrite::offload_result(
         &pad,
-        &call_info("icons", 4096, Some("icons")),
+        &call_info("icons", Some("icons")),
         CallToolResult::success(blocks),
     )
     .unwrap();
@@ -400,9 +396,10 @@ fn many_small_parts_over_the_threshold_still_honour_the_scratchpad_name() {
 fn the_threshold_decides() {
     let (pad, _dir) = pad();
     let result = CallToolResult::success(vec![ContentBlock::text("x".repeat(1_000))]);
-    let kept = rewrite::offload_result(&pad, &call_info("t", 4096, None), result.clone()).unwrap();
+    let kept = rewrite::offload_result(&pad, &call_info("t", None), result.clone()).unwrap();
     assert_eq!(kept, result);
-    let cut = rewrite::offload_result(&pad, &call_info("t", 100, None), result).unwrap();
+    let cut =
+        rewrite::offload_result(&pad.with_threshold(100), &call_info("t", None), result).unwrap();
     assert_eq!(links(&cut).len(), 1);
 }
 

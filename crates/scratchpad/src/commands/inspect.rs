@@ -8,9 +8,11 @@ use scratchpad_core::{Kind, ListFilter};
 use super::{entry_json, print_preview_and_hint};
 use crate::Ctx;
 use crate::cli::{LsArgs, SearchArgs, ShowArgs};
-use scratchpad_core::read::shell_word;
+use crate::speak::shell_word;
 
-use crate::format::{expires, human_bytes, now_ms, plural, relative, table};
+use crate::format::{expires, human_bytes, relative, table};
+use scratchpad_core::figures::counted;
+use scratchpad_core::model::now_ms;
 
 pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
     let info = ctx.pad.get(&args.reference)?;
@@ -28,11 +30,10 @@ pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
         (
             "size",
             format!(
-                "{} bytes, {} characters, {} {} (~{} tokens)",
+                "{} bytes, {} characters, {} (~{} tokens)",
                 thousands(info.bytes),
                 thousands(info.chars),
-                thousands(info.lines),
-                plural(info.lines, "line", "lines"),
+                counted(info.lines, "line", "lines"),
                 thousands(info.tokens_est())
             ),
         ),
@@ -127,14 +128,15 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
     ctx.out
         .write_all(table(&header, &rows, &right).as_bytes())?;
     if let Some(cursor) = &page.next_cursor {
-        writeln!(ctx.out, "more: {}", next_page_command(&args, cursor))?;
+        let next = next_page_command(ctx.shell.command(), &args, cursor);
+        writeln!(ctx.out, "more: {next}")?;
     }
     Ok(0)
 }
 
 /// The exact `ls` that shows the next page, filters included.
-fn next_page_command(args: &LsArgs, cursor: &str) -> String {
-    let mut cmd = String::from("scratchpad ls");
+fn next_page_command(command: &str, args: &LsArgs, cursor: &str) -> String {
+    let mut cmd = format!("{command} ls");
     let mut flag = |name: &str, value: Option<&str>| {
         if let Some(value) = value {
             cmd.push_str(&format!(" --{name} {}", shell_word(value)));

@@ -18,13 +18,7 @@ use crate::format::stored_line;
 
 /// `--ttl DURATION|never` → the engine's lifetime; absent keeps the engine's default.
 pub fn parse_ttl_flag(ttl: Option<&str>) -> anyhow::Result<Ttl> {
-    Ok(match ttl {
-        None => Ttl::Default,
-        Some(text) => match scratchpad_core::config::parse_ttl(text)? {
-            Some(ms) => Ttl::After(ms),
-            None => Ttl::Never,
-        },
-    })
+    Ok(ttl.map(str::parse).transpose()?.unwrap_or_default())
 }
 
 /// An entry as JSON, with the estimated tokens and the read hint a script would want.
@@ -32,7 +26,7 @@ pub fn entry_json(ctx: &Ctx, info: &EntryInfo) -> serde_json::Value {
     let mut value = serde_json::to_value(info).unwrap_or_else(|_| json!({}));
     if let Some(object) = value.as_object_mut() {
         object.insert("tokens_est".into(), json!(info.tokens_est()));
-        object.insert("hint".into(), json!(hint(info, ctx.pad.syntax())));
+        object.insert("hint".into(), json!(hint(info).render(&ctx.shell)));
     }
     value
 }
@@ -40,7 +34,7 @@ pub fn entry_json(ctx: &Ctx, info: &EntryInfo) -> serde_json::Value {
 /// The stored line, then the preview and hint when the entry is too large to have been shown whole.
 pub fn print_reference(ctx: &mut Ctx, info: &EntryInfo) -> anyhow::Result<()> {
     writeln!(ctx.out, "{}", stored_line("stored", info))?;
-    if info.bytes > ctx.pad.config().threshold_bytes as u64 {
+    if ctx.pad.is_large(info.source.tool.as_deref(), info.bytes) {
         print_preview_and_hint(ctx, info)?;
     }
     Ok(())
@@ -51,6 +45,6 @@ pub fn print_preview_and_hint(ctx: &mut Ctx, info: &EntryInfo) -> anyhow::Result
     if !preview.is_empty() {
         writeln!(ctx.out, "{preview}")?;
     }
-    writeln!(ctx.out, "{}", hint(info, ctx.pad.syntax()))?;
+    writeln!(ctx.out, "{}", hint(info).render(&ctx.shell))?;
     Ok(())
 }

@@ -12,7 +12,8 @@ use crate::Ctx;
 use crate::cli::{
     AppendArgs, EditArgs, ExpireTurnArgs, MvArgs, PinArgs, ResolveArgs, RmArgs, TtlArgs, WriteArgs,
 };
-use crate::format::{expires, now_ms};
+use crate::format::expires;
+use scratchpad_core::model::now_ms;
 
 /// TEXT when given, else all of stdin (which must be text: notes are text).
 fn text_or_stdin(text: Option<String>, command: &str) -> anyhow::Result<String> {
@@ -133,8 +134,9 @@ pub fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<u8> {
             }
             Err(err) => {
                 // One bad name should not keep the others.
-                let _ = writeln!(std::io::stderr(), "error: {err}");
-                failed.push(json!({ "name": name, "error": err.to_string() }));
+                let message = err.render(&ctx.shell);
+                let _ = writeln!(std::io::stderr(), "error: {message}");
+                failed.push(json!({ "name": name, "error": message }));
             }
         }
     }
@@ -163,8 +165,8 @@ pub fn pin(ctx: &mut Ctx, args: &PinArgs, pinned: bool) -> anyhow::Result<u8> {
 }
 
 pub fn ttl(ctx: &mut Ctx, args: &TtlArgs) -> anyhow::Result<u8> {
-    let ttl_ms = scratchpad_core::config::parse_ttl(&args.duration)?;
-    let info = ctx.pad.set_ttl(&args.name, ttl_ms, None)?;
+    let ttl = args.duration.parse()?;
+    let info = ctx.pad.set_ttl(&args.name, ttl, None)?;
     let when = match info.expires_at {
         Some(at) => format!("expires {}", expires(Some(at), now_ms())),
         None => "never expires".to_owned(),

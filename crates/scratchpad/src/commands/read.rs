@@ -2,7 +2,7 @@
 
 use std::io::Write as _;
 
-use scratchpad_core::ReadMode;
+use scratchpad_core::{ReadMode, Speak as _};
 
 use crate::Ctx;
 use crate::cli::ReadArgs;
@@ -28,30 +28,23 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
     if ctx.json {
         ctx.print_json(&reply)?;
     } else if args.raw {
-        if matches!(mode, ReadMode::Lines { .. }) {
-            // The reader numbers lines for models; raw output is the lines themselves.
-            for line in reply.unnumbered_lines() {
-                writeln!(ctx.out, "{line}")?;
-            }
-        } else {
-            ctx.out.write_all(reply.text.as_bytes())?;
-        }
-        if let Some(next) = &reply.continuation {
+        // The content alone: lines without the numbers a model reads them with.
+        ctx.out.write_all(reply.text.as_bytes())?;
+        if let Some(next) = reply.next_call() {
             // stdout holds only content; the rest is still worth knowing.
             let _ = writeln!(
                 std::io::stderr(),
                 "[cut at the reply budget; continue with: {}]",
-                next.render_call(&reply.name, ctx.pad.syntax())
+                ctx.shell.call(&next)
             );
         }
     } else {
-        ctx.out
-            .write_all(reply.render(ctx.pad.syntax()).as_bytes())?;
+        ctx.out.write_all(reply.render(&ctx.shell).as_bytes())?;
     }
     Ok(0)
 }
 
-fn mode(args: &ReadArgs) -> anyhow::Result<ReadMode> {
+pub fn mode(args: &ReadArgs) -> anyhow::Result<ReadMode> {
     if let Some(n) = args.head {
         return Ok(ReadMode::Head { n });
     }

@@ -82,7 +82,7 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
     let info = stored?;
     let code = exit_code(status);
 
-    let inline = info.bytes <= ctx.pad.config().threshold_bytes as u64;
+    let inline = !ctx.pad.is_large(info.source.tool.as_deref(), info.bytes);
     if ctx.json {
         let mut value = entry_json(ctx, &info);
         if let Some(object) = value.as_object_mut() {

@@ -22,25 +22,6 @@ const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
 /// TCP keepalive probes start after this much silence, so a dead server is noticed in minutes, not hours.
 const KEEPALIVE_IDLE: Duration = Duration::from_secs(60);
 
-/// Why an operation failed: the database's own error (inspected for retries) or an engine error.
-#[derive(Debug)]
-pub(super) enum Fail {
-    Db(postgres::Error),
-    App(Error),
-}
-
-impl From<postgres::Error> for Fail {
-    fn from(err: postgres::Error) -> Self {
-        Self::Db(err)
-    }
-}
-
-impl From<Error> for Fail {
-    fn from(err: Error) -> Self {
-        Self::App(err)
-    }
-}
-
 /// The server went away: the connection closed, a socket error, or the server is shutting down or
 /// starting up. Work that had not committed was rolled back by the server.
 pub(super) fn is_connection_lost(err: &postgres::Error) -> bool {

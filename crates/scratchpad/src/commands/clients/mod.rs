@@ -467,7 +467,7 @@ fn same_file_flags(file: &ClientFile) -> String {
     match (&file.config, file.scope) {
         (Some(path), _) => format!(
             " --config {}",
-            scratchpad_core::read::shell_word(&path.display().to_string())
+            crate::speak::shell_word(&path.display().to_string())
         ),
         (None, Scope::Project) => " --scope project".to_owned(),
         (None, Scope::User) => String::new(),

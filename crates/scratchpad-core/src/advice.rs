@@ -1,0 +1,211 @@
+//! What a reader can do next, kept as data. The engine never spells a call: a continuation, a
+//! hint or an error's "what to do next" names a [`Call`] or an [`Arg`], and each face renders it
+//! in its own syntax through [`Speak`] (command-line flags, MCP tool arguments, Rust calls).
+
+use std::fmt;
+
+use crate::read::ReadMode;
+
+/// A call a message suggests.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Call {
+    /// Read part of an entry: continuations, hints and suggestions.
+    Read { name: String, mode: ReadMode },
+    /// List the session's entries.
+    List,
+}
+
+impl Call {
+    pub fn read(name: &str, mode: ReadMode) -> Self {
+        Self::Read {
+            name: name.to_owned(),
+            mode,
+        }
+    }
+}
+
+/// An argument of the call being answered, named the way the caller's face spells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Arg {
+    pub name: ArgName,
+    pub value: ArgValue,
+}
+
+/// The arguments messages refer to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgName {
+    /// Read a whole entry above the size guard.
+    Force,
+    /// Replace every occurrence in an edit.
+    ReplaceAll,
+    /// Write only if the entry is at this version.
+    IfVersion,
+    /// Matching lines a grep lists at most.
+    MaxMatches,
+    /// The line a grep starts searching at.
+    FromLine,
+}
+
+/// What an argument is given, if anything.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgValue {
+    /// A switch turned on.
+    On,
+    Number(u64),
+    /// The argument itself, without a value ("write it without if_version").
+    Bare,
+}
+
+impl Arg {
+    pub fn on(name: ArgName) -> Self {
+        Self {
+            name,
+            value: ArgValue::On,
+        }
+    }
+
+    pub fn number(name: ArgName, value: u64) -> Self {
+        Self {
+            name,
+            value: ArgValue::Number(value),
+        }
+    }
+
+    pub fn bare(name: ArgName) -> Self {
+        Self {
+            name,
+            value: ArgValue::Bare,
+        }
+    }
+}
+
+/// How a face spells calls and arguments.
+pub trait Speak {
+    fn call(&self, call: &Call) -> String;
+    fn arg(&self, arg: Arg) -> String;
+}
+
+/// A message for a person or a model, whose calls and arguments stay data until a face renders it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Advice(Vec<Piece>);
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Text(String),
+    Call(Call),
+    Arg(Arg),
+}
+
+impl Advice {
+    /// Plain text, no calls.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self(vec![Piece::Text(text.into())])
+    }
+
+    /// Appends text.
+    #[must_use]
+    pub fn and(mut self, text: impl Into<String>) -> Self {
+        self.0.push(Piece::Text(text.into()));
+        self
+    }
+
+    /// Appends a call.
+    #[must_use]
+    pub fn call(mut self, call: Call) -> Self {
+        self.0.push(Piece::Call(call));
+        self
+    }
+
+    /// Appends an argument.
+    #[must_use]
+    pub fn arg(mut self, arg: Arg) -> Self {
+        self.0.push(Piece::Arg(arg));
+        self
+    }
+
+    /// The calls this message suggests, in order.
+    pub fn calls(&self) -> impl Iterator<Item = &Call> {
+        self.0.iter().filter_map(|piece| match piece {
+            Piece::Call(call) => Some(call),
+            Piece::Text(_) | Piece::Arg(_) => None,
+        })
+    }
+
+    /// The message in a face's syntax.
+    pub fn render(&self, speak: &dyn Speak) -> String {
+        let mut out = String::new();
+        for piece in &self.0 {
+            match piece {
+                Piece::Text(text) => out.push_str(text),
+                Piece::Call(call) => out.push_str(&speak.call(call)),
+                Piece::Arg(arg) => out.push_str(&speak.arg(*arg)),
+            }
+        }
+        out
+    }
+}
+
+impl From<String> for Advice {
+    fn from(text: String) -> Self {
+        Self::text(text)
+    }
+}
+
+impl From<&str> for Advice {
+    fn from(text: &str) -> Self {
+        Self::text(text)
+    }
+}
+
+/// Rendered for a library user: calls as this crate's own API.
+impl fmt::Display for Advice {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&Library))
+    }
+}
+
+/// The library's own spelling: `pad.read("x", ReadMode::Lines { from: 1, to: Some(100) })`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Library;
+
+impl Speak for Library {
+    fn call(&self, call: &Call) -> String {
+        match call {
+            Call::Read { name, mode } => format!("`pad.read({name:?}, ReadMode::{mode:?})`"),
+            Call::List => "`pad.list(..)`".to_owned(),
+        }
+    }
+
+    fn arg(&self, arg: Arg) -> String {
+        let name = match arg.name {
+            ArgName::Force => "force",
+            ArgName::ReplaceAll => "replace_all",
+            ArgName::IfVersion => "if_version",
+            ArgName::MaxMatches => "max_matches",
+            ArgName::FromLine => "from",
+        };
+        match arg.value {
+            ArgValue::On => format!("`{name}: true`"),
+            ArgValue::Number(n) => format!("`{name}: Some({n})`"),
+            ArgValue::Bare => format!("`{name}`"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pieces_render_in_order_in_the_face_syntax() {
+        let advice = Advice::text("read it with ")
+            .call(Call::read("log", ReadMode::Tail { n: Some(10) }))
+            .and(" or pass ")
+            .arg(Arg::on(ArgName::Force));
+        assert_eq!(
+            advice.to_string(),
+            "read it with `pad.read(\"log\", ReadMode::Tail { n: Some(10) })` or pass `force: true`"
+        );
+        assert_eq!(advice.calls().count(), 1);
+    }
+}

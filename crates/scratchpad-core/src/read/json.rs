@@ -1,0 +1,108 @@
+//! jq queries over a JSON entry, with a large result shown by its shape and a budgeted start.
+
+use super::source::{self, EntryContent};
+use super::{JQ_MAX_BYTES, ReadMode, ReadReply, first_lines, jq};
+use crate::advice::{Advice, Call};
+use crate::error::{Error, Result};
+use crate::model::{EntryInfo, Kind};
+use crate::preview::thousands;
+
+pub(super) fn query(
+    info: &EntryInfo,
+    content: &EntryContent<'_>,
+    query: &str,
+    budget: u64,
+) -> Result<ReadReply> {
+    if info.kind != Kind::Json {
+        let advice = Advice::text(format!(
+            "`{}` is {}, not one JSON document, so jq queries do not apply; read it with ",
+            info.name, info.kind
+        ));
+        let advice = match info.kind {
+            Kind::Binary => advice.call(Call::read(
+                &info.name,
+                ReadMode::Bytes {
+                    offset: 0,
+                    length: Some(3_000),
+                },
+            )),
+            Kind::Text | Kind::Json => advice
+                .call(Call::read(&info.name, ReadMode::grep("PATTERN", 2)))
+                .and(" or ")
+                .call(first_lines(&info.name)),
+        };
+        return Err(Error::WrongKind(advice));
+    }
+    if info.bytes > JQ_MAX_BYTES {
+        return Err(Error::TooLarge(Advice::text(format!(
+            "`{}` is {} bytes; jq loads the whole document and this build stops at {} bytes. \
+             Use grep to find the part you need, then lines to read it",
+            info.name,
+            thousands(info.bytes),
+            thousands(JQ_MAX_BYTES)
+        ))));
+    }
+    let mut document = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
+    std::io::copy(&mut content.reader_at_byte(0)?, &mut document).map_err(source::from_io)?;
+    let values = jq::run_jq(&document, query).map_err(|e| Error::invalid(e.to_string()))?;
+    let count = values.len();
+    let mut notes = Vec::new();
+    if count >= jq::MAX_OUTPUTS {
+        notes.push(format!(
+            "the query produced more than {} results and was stopped there; narrow it or count with \
+             `[...] | length`",
+            thousands(jq::MAX_OUTPUTS as u64)
+        ));
+    }
+    let mut text = String::new();
+    for value in &values {
+        let rendered = if count == 1 {
+            serde_json::to_string_pretty(value)
+        } else {
+            serde_json::to_string(value)
+        }
+        .unwrap_or_default();
+        text.push_str(&rendered);
+        text.push('\n');
+    }
+    let total_chars = text.chars().count() as u64;
+    let truncated = total_chars > budget;
+    if truncated {
+        // The result is large itself: show its shape and a budgeted start.
+        let shape = crate::preview::json_shape_preview(text.as_bytes(), 1_000)
+            .ok()
+            .flatten()
+            .or_else(|| {
+                let array = serde_json::to_vec(&values).ok()?;
+                crate::preview::json_shape_preview(array.as_slice(), 1_000)
+                    .ok()
+                    .flatten()
+            })
+            .unwrap_or_default();
+        notes.push(format!(
+            "the result has {} characters, over the reply budget; narrow the query (e.g. `{query} | length`, \
+             `.[0:10]`, `keys`). Its shape:\n{shape}",
+            thousands(total_chars)
+        ));
+        let cut: String = text
+            .chars()
+            .take(usize::try_from(budget).unwrap_or(usize::MAX))
+            .collect();
+        text = cut;
+        text.push_str("\n…");
+    }
+    Ok(ReadReply {
+        notes,
+        truncated,
+        ..ReadReply::new(
+            info,
+            text,
+            format!(
+                "jq `{query}` over {} bytes: {} result{}",
+                thousands(info.bytes),
+                count,
+                if count == 1 { "" } else { "s" }
+            ),
+        )
+    })
+}

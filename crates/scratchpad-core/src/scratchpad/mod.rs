@@ -1,0 +1,99 @@
+//! The engine every face calls: a store, a configuration and the caller's session. Each file of
+//! this module answers one question: where the store is (`open`), how content gets in (`write`),
+//! how entries are changed and removed (`manage`), how they are found and read (`reading`), how the
+//! store stays within bounds (`upkeep`), and how a collision with another writer is retried (`retry`).
+
+mod manage;
+mod open;
+mod reading;
+mod retry;
+mod upkeep;
+mod write;
+
+use std::sync::Arc;
+use std::sync::atomic::AtomicU64;
+
+pub use reading::{SessionStats, Stats};
+pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
+
+use crate::config::Config;
+use crate::error::Result;
+use crate::model::validate_name;
+use crate::store::Store;
+
+/// The session used when none is given.
+pub const DEFAULT_SESSION: &str = "default";
+
+/// A scratchpad: one store seen from one session.
+#[derive(Debug, Clone)]
+pub struct Scratchpad {
+    store: Arc<dyn Store>,
+    config: Arc<Config>,
+    session: String,
+    writes: Arc<AtomicU64>,
+    written_since_check: Arc<AtomicU64>,
+}
+
+impl Scratchpad {
+    /// Opens a store by URL (`sqlite:///path.db`, a plain path, or `postgres://…`) with default settings.
+    pub fn open(url: &str) -> Result<Self> {
+        Self::open_with(Some(url), Config::default())
+    }
+
+    /// Opens a store with settings. `url` overrides `config.store`; both absent means the default file.
+    pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
+        let url = url.map(str::to_owned).or_else(|| config.store.clone());
+        let store = open::open_store(url.as_deref())?;
+        let session = config
+            .session
+            .clone()
+            .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+        validate_name("session", &session)?;
+        let pad = Self {
+            store,
+            config: Arc::new(config),
+            session,
+            writes: Arc::new(AtomicU64::new(0)),
+            written_since_check: Arc::new(AtomicU64::new(0)),
+        };
+        pad.gc_if_due()?;
+        Ok(pad)
+    }
+
+    /// The same store seen from another session.
+    pub fn with_session(&self, session: &str) -> Result<Self> {
+        validate_name("session", session)?;
+        Ok(Self {
+            session: session.to_owned(),
+            ..self.clone()
+        })
+    }
+
+    /// The same scratchpad with another offload threshold (bytes); per-tool overrides still win.
+    pub fn with_threshold(&self, bytes: usize) -> Self {
+        let mut config = (*self.config).clone();
+        config.threshold_bytes = bytes;
+        Self {
+            config: Arc::new(config),
+            ..self.clone()
+        }
+    }
+
+    pub fn session(&self) -> &str {
+        &self.session
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub(crate) fn store(&self) -> &dyn Store {
+        self.store.as_ref()
+    }
+
+    /// Whether `bytes` of a tool's output are too many to show whole: the offload policy's one
+    /// threshold, which every face asks here.
+    pub fn is_large(&self, tool: Option<&str>, bytes: u64) -> bool {
+        bytes > self.config.threshold_for(tool) as u64
+    }
+}

@@ -1,0 +1,107 @@
+//! Where the store is: a store URL taken apart and the backend it names opened.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::config::default_store_path;
+use crate::error::{Error, Result};
+use crate::store::Store;
+use crate::store::sqlite::SqliteStore;
+
+/// Opens the backend a URL names; none means the default SQLite file.
+pub(super) fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
+    let Some(url) = url else {
+        return Ok(Arc::new(SqliteStore::open(&default_store_path())?));
+    };
+    let path = match parse_store_url(url)? {
+        StoreUrl::Sqlite(path) => path,
+        StoreUrl::Postgres(url) => return open_postgres(url),
+    };
+    // A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
+        && !dir.is_dir()
+    {
+        return Err(Error::Config(format!(
+            "the store directory {} does not exist; create it first or fix the --store path",
+            dir.display()
+        )));
+    }
+    Ok(Arc::new(SqliteStore::open(&path)?))
+}
+
+#[cfg(feature = "postgres")]
+fn open_postgres(url: &str) -> Result<Arc<dyn Store>> {
+    Ok(Arc::new(crate::store::postgres::PostgresStore::open(url)?))
+}
+
+#[cfg(not(feature = "postgres"))]
+fn open_postgres(_url: &str) -> Result<Arc<dyn Store>> {
+    Err(postgres_disabled())
+}
+
+/// What a build without the `postgres` feature says to a `postgres://` URL (never echoing it).
+#[cfg_attr(
+    all(feature = "postgres", not(test)),
+    expect(dead_code, reason = "only builds without PostgreSQL say it")
+)]
+fn postgres_disabled() -> Error {
+    Error::Config(
+        "postgres support is not enabled in this build; use a sqlite:///path.db store, or a scratchpad \
+         built with the `postgres` feature (the scratchpad CLI has it by default)"
+            .into(),
+    )
+}
+
+/// A store URL, taken apart.
+enum StoreUrl<'a> {
+    Sqlite(PathBuf),
+    /// The whole URL: the backend parses it (it may hold a password, so it is never shown).
+    Postgres(&'a str),
+}
+
+fn parse_store_url(url: &str) -> Result<StoreUrl<'_>> {
+    if url.trim().is_empty() {
+        return Err(Error::Config(
+            "the store URL is empty; pass sqlite:///path/to/file.db, or unset SCRATCHPAD_STORE to use the \
+             default store"
+                .into(),
+        ));
+    }
+    if let Some(rest) = url.strip_prefix("sqlite://") {
+        if rest.is_empty() {
+            return Err(Error::Config(
+                "empty SQLite path; use sqlite:///absolute/path.db or sqlite://relative/path.db"
+                    .into(),
+            ));
+        }
+        return Ok(StoreUrl::Sqlite(PathBuf::from(rest)));
+    }
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(StoreUrl::Postgres(url));
+    }
+    if let Some((scheme, _)) = url.split_once("://") {
+        return Err(Error::Config(format!(
+            "unknown store scheme `{scheme}://`; use sqlite:///path.db, postgres://user:password@host/db \
+             (or a plain file path)"
+        )));
+    }
+    Ok(StoreUrl::Sqlite(PathBuf::from(url)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_build_without_postgres_says_so_plainly() {
+        let msg = postgres_disabled().to_string();
+        assert!(
+            msg.contains("postgres support is not enabled in this build"),
+            "{msg}"
+        );
+        assert!(matches!(
+            parse_store_url("postgresql://u:pw@h/db"),
+            Ok(StoreUrl::Postgres(_))
+        ));
+    }
+}

@@ -1,0 +1,74 @@
+//! Running a step again after a collision with another writer, with a pause that grows.
+
+use crate::error::{Error, Result};
+
+/// Times a read starts again after a concurrent overwrite freed what it was reading.
+pub(super) const READ_RETRIES: u32 = 12;
+/// Times an append or edit that gave no version starts again after another writer got in first:
+/// about two seconds of pauses, enough for a writer that keeps losing to a few others in tight
+/// loops on a loaded machine.
+const UPDATE_RETRIES: u32 = 48;
+
+/// Runs an update of a note again, after a pause, when another writer changed the note first,
+/// unless the caller named the version it meant to change: then that is their conflict to see.
+pub(super) fn retry_unversioned<T>(
+    if_version: Option<u64>,
+    mut update: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    if if_version.is_some() {
+        return update();
+    }
+    retry_while(
+        UPDATE_RETRIES,
+        |err| matches!(err, Error::Conflict(_) | Error::Raced(_)),
+        update,
+    )
+}
+
+/// Runs `attempt` again, up to `retries` times with a growing pause, while it fails with an error
+/// `retryable` accepts. Writers in a tight loop could win every immediate retry.
+pub(super) fn retry_while<T>(
+    retries: u32,
+    retryable: impl Fn(&Error) -> bool,
+    mut attempt: impl FnMut() -> Result<T>,
+) -> Result<T> {
+    let mut retry = 0;
+    loop {
+        match attempt() {
+            Err(err) if retry < retries && retryable(&err) => {
+                std::thread::sleep(retry_pause(retry));
+                retry += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// How long the `retry`-th retry after a collision with another writer waits: nothing at first,
+/// then a doubling pause (capped at 50 ms: 313 ms over a read's retries) cut by a random part of
+/// up to half, so that processes that collided once do not collide again in step.
+fn retry_pause(retry: u32) -> std::time::Duration {
+    if retry == 0 {
+        return std::time::Duration::ZERO;
+    }
+    let full_us = (1000u64 << (retry - 1).min(6)).min(50_000);
+    let cut = getrandom::u64().map_or(0, |r| r % (full_us / 2));
+    std::time::Duration::from_micros(full_us - cut)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raced_reads_back_off_within_a_third_of_a_second() {
+        use std::time::Duration;
+        assert_eq!(retry_pause(0), Duration::ZERO);
+        let pauses: Vec<Duration> = (1..READ_RETRIES).map(retry_pause).collect();
+        assert!(pauses[0] >= Duration::from_micros(500) && pauses[0] <= Duration::from_millis(1));
+        assert!(pauses.iter().all(|p| *p <= Duration::from_millis(50)));
+        let total: Duration = pauses.iter().sum();
+        assert!(total <= Duration::from_millis(313), "{total:?}");
+        assert!(total >= Duration::from_millis(156), "{total:?}");
+    }
+}

@@ -1,0 +1,347 @@
+//! How content gets in: streamed puts, notes written, appended to and edited, all through one commit.
+
+use std::io::Read;
+
+use serde::Serialize;
+
+use super::Scratchpad;
+use super::retry::retry_unversioned;
+use crate::advice::{Advice, Arg, ArgName};
+use crate::config::Ttl;
+use crate::error::{ConflictKind, Error, Result};
+use crate::figures::thousands;
+use crate::ingest::{Ingested, ingest};
+use crate::model::{EntryInfo, Kind, Source, name_stem, now_ms, validate_name};
+use crate::read::source::{EntryContent, from_io};
+use crate::store::{Entry, EntryWrite, NameChoice, WriteCondition};
+
+/// Largest note an edit rewrites in memory (bytes).
+pub const EDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
+
+/// Options of [`Scratchpad::put`].
+#[derive(Default)]
+pub struct PutOptions<'a> {
+    /// The name; `None` picks `<tool>_<n>` (or `put_<n>`).
+    pub name: Option<String>,
+    pub source: Source,
+    pub meta: serde_json::Value,
+    pub turn: Option<String>,
+    pub ttl: Ttl,
+    pub pinned: bool,
+    pub condition: Option<WriteCondition>,
+    /// Called with the bytes read so far, about every chunk.
+    pub progress: Option<&'a mut dyn FnMut(u64)>,
+}
+
+impl std::fmt::Debug for PutOptions<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PutOptions")
+            .field("name", &self.name)
+            .field("source", &self.source)
+            .field("turn", &self.turn)
+            .field("ttl", &self.ttl)
+            .field("pinned", &self.pinned)
+            .field("condition", &self.condition)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Options of [`Scratchpad::write`] for notes.
+#[derive(Debug, Clone, Default)]
+pub struct WriteOptions {
+    pub if_version: Option<u64>,
+    pub ttl: Ttl,
+    pub pinned: Option<bool>,
+    pub turn: Option<String>,
+    pub meta: Option<serde_json::Value>,
+}
+
+/// What an edit did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct EditOutcome {
+    pub entry: EntryInfo,
+    pub replacements: usize,
+}
+
+/// Everything a commit needs besides the content.
+struct Commit {
+    name: NameChoice,
+    condition: WriteCondition,
+    source: Source,
+    meta: serde_json::Value,
+    turn: Option<String>,
+    ttl: Ttl,
+    pinned: bool,
+}
+
+impl Scratchpad {
+    /// Stores everything `input` yields, streaming, and returns the new entry.
+    pub fn put(&self, input: &mut dyn Read, opts: PutOptions<'_>) -> Result<EntryInfo> {
+        if let Some(name) = &opts.name {
+            validate_name("name", name)?;
+        }
+        if let Some(turn) = &opts.turn {
+            validate_name("turn", turn)?;
+        }
+        let ingested = ingest(
+            self.store.as_ref(),
+            input,
+            &self.config.preview,
+            opts.progress,
+        )?;
+        let name = match opts.name {
+            Some(name) => NameChoice::Given(name),
+            None => NameChoice::Auto {
+                stem: name_stem(opts.source.tool.as_deref().unwrap_or("put")),
+            },
+        };
+        self.commit(
+            ingested,
+            Commit {
+                name,
+                condition: opts.condition.unwrap_or(WriteCondition::Any),
+                source: opts.source,
+                meta: opts.meta,
+                turn: opts.turn,
+                ttl: opts.ttl,
+                pinned: opts.pinned,
+            },
+        )
+    }
+
+    /// The one funnel of every write: resolves the lifetime, commits, and keeps the store in bounds.
+    fn commit(&self, ingested: Ingested, commit: Commit) -> Result<EntryInfo> {
+        let now = now_ms();
+        let ttl = match (commit.ttl, &commit.name) {
+            (Ttl::Default, NameChoice::Auto { .. }) => self.config.offload_ttl,
+            (Ttl::Default, NameChoice::Given(_)) => self.config.note_ttl,
+            (ttl, _) => ttl,
+        };
+        let write = EntryWrite {
+            session: self.session.clone(),
+            name: commit.name,
+            kind: ingested.kind,
+            preview: ingested.preview,
+            source: commit.source,
+            meta: commit.meta,
+            turn: commit.turn,
+            expires_at: ttl.expires_at(now),
+            pinned: commit.pinned,
+            condition: commit.condition,
+            search_text: ingested.search_text,
+            stats: ingested.stats,
+            now,
+        };
+        let entry = self.store.commit(&write, ingested.blob)?;
+        self.after_write(entry.info.bytes)?;
+        Ok(entry.info)
+    }
+
+    /// Creates or replaces a note. Notes never expire unless a TTL is given.
+    pub fn write(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        let condition = match opts.if_version {
+            Some(v) => WriteCondition::IfVersion(v),
+            None => WriteCondition::Any,
+        };
+        self.write_if(name, text.as_bytes(), opts, condition)
+    }
+
+    fn write_if(
+        &self,
+        name: &str,
+        content: &[u8],
+        opts: WriteOptions,
+        condition: WriteCondition,
+    ) -> Result<EntryInfo> {
+        validate_name("name", name)?;
+        // A failure to look is a failure, never "absent": that would drop what the caller kept.
+        let existing = self.find(name)?;
+        let now = now_ms();
+        // An overwrite keeps what the caller did not change.
+        let (pinned, meta, turn, source, ttl) = match existing {
+            Some(Entry { info, .. }) => (
+                opts.pinned.unwrap_or(info.pinned),
+                opts.meta.unwrap_or(info.meta),
+                opts.turn.or(info.turn),
+                info.source,
+                match opts.ttl {
+                    Ttl::Default => remaining(info.expires_at, now),
+                    ttl => ttl,
+                },
+            ),
+            None => (
+                opts.pinned.unwrap_or(false),
+                opts.meta.unwrap_or(serde_json::Value::Null),
+                opts.turn,
+                Source::default(),
+                opts.ttl,
+            ),
+        };
+        let ingested = ingest(
+            self.store.as_ref(),
+            &mut &content[..],
+            &self.config.preview,
+            None,
+        )?;
+        self.commit(
+            ingested,
+            Commit {
+                name: NameChoice::Given(name.to_owned()),
+                condition,
+                source,
+                meta,
+                turn,
+                ttl,
+                pinned,
+            },
+        )
+    }
+
+    /// Appends text to a note (creating it when absent), atomically. Without `if_version`, another
+    /// writer getting in first is no conflict: the text goes after whatever is newest.
+    pub fn append(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        validate_name("name", name)?;
+        retry_unversioned(opts.if_version, || {
+            self.append_once(name, text, opts.clone())
+        })
+    }
+
+    fn append_once(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        let Some(existing) = self.find(name)? else {
+            if opts.if_version.is_some() {
+                return Err(self.not_found(name));
+            }
+            return self.write_if(name, text.as_bytes(), opts, WriteCondition::CreateOnly);
+        };
+        let version = check_expected(&existing.info, opts.if_version)?;
+        if existing.info.kind == Kind::Binary {
+            return Err(Error::WrongKind(Advice::text(format!(
+                "`{name}` is binary; append adds text to text entries. Write a new entry instead"
+            ))));
+        }
+        let content = EntryContent::new(self.store.as_ref(), &existing);
+        let mut input = content.reader_at_byte(0)?.chain(text.as_bytes());
+        let ingested = ingest(self.store.as_ref(), &mut input, &self.config.preview, None)?;
+        let info = existing.info;
+        self.commit(
+            ingested,
+            Commit {
+                name: NameChoice::Given(info.name),
+                condition: WriteCondition::IfVersion(version),
+                source: info.source,
+                meta: opts.meta.unwrap_or(info.meta),
+                turn: opts.turn.or(info.turn),
+                ttl: match opts.ttl {
+                    Ttl::Default => remaining(info.expires_at, now_ms()),
+                    ttl => ttl,
+                },
+                pinned: opts.pinned.unwrap_or(info.pinned),
+            },
+        )
+    }
+
+    /// Replaces `old` by `new` in a note: `old` must occur exactly once unless `replace_all`.
+    /// Without `if_version`, an edit that another writer beat to the note looks at it again.
+    pub fn edit(
+        &self,
+        name: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        if_version: Option<u64>,
+    ) -> Result<EditOutcome> {
+        if old.is_empty() {
+            return Err(Error::invalid(
+                "the text to replace is empty; give the exact text to change (use append to add text)",
+            ));
+        }
+        retry_unversioned(if_version, || {
+            self.edit_once(name, old, new, replace_all, if_version)
+        })
+    }
+
+    fn edit_once(
+        &self,
+        name: &str,
+        old: &str,
+        new: &str,
+        replace_all: bool,
+        if_version: Option<u64>,
+    ) -> Result<EditOutcome> {
+        let existing = self.lookup(name)?;
+        let version = check_expected(&existing.info, if_version)?;
+        let info = &existing.info;
+        if info.kind == Kind::Binary {
+            return Err(Error::WrongKind(Advice::text(format!(
+                "`{}` is binary; edit changes text entries",
+                info.name
+            ))));
+        }
+        if info.bytes > EDIT_MAX_BYTES {
+            return Err(Error::TooLarge(Advice::text(format!(
+                "`{}` is {} bytes; edit rewrites entries up to {} bytes. Write a new entry instead",
+                info.name,
+                thousands(info.bytes),
+                thousands(EDIT_MAX_BYTES)
+            ))));
+        }
+        let mut text = String::new();
+        EntryContent::new(self.store.as_ref(), &existing)
+            .reader_at_byte(0)?
+            .read_to_string(&mut text)
+            .map_err(from_io)?;
+        let count = text.matches(old).count();
+        let replaced = match (count, replace_all) {
+            (0, _) => {
+                return Err(Error::invalid(format!(
+                    "the text to replace does not occur in `{}`; read the note again and copy the exact text \
+                     (whitespace and line breaks count)",
+                    info.name
+                )));
+            }
+            (1, _) | (_, true) => text.replace(old, new),
+            (n, false) => {
+                return Err(Error::InvalidArgument(
+                    Advice::text(format!(
+                        "the text to replace occurs {n} times in `{}`; include more surrounding text to make \
+                         it unique, or pass ",
+                        info.name
+                    ))
+                    .arg(Arg::on(ArgName::ReplaceAll))
+                    .and(" to replace every occurrence"),
+                ));
+            }
+        };
+        let entry = self.write(
+            &info.name,
+            &replaced,
+            WriteOptions {
+                if_version: Some(version),
+                ..WriteOptions::default()
+            },
+        )?;
+        Ok(EditOutcome {
+            entry,
+            replacements: if replace_all { count } else { 1 },
+        })
+    }
+}
+
+/// The lifetime an entry has left, so that rewriting it does not extend it.
+fn remaining(expires_at: Option<i64>, now: i64) -> Ttl {
+    match expires_at {
+        Some(at) => Ttl::After((at - now).max(1)),
+        None => Ttl::Never,
+    }
+}
+
+fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
+    match if_version {
+        Some(v) if v != info.version => Err(Error::Conflict(ConflictKind::Version {
+            name: info.name.clone(),
+            expected: v,
+            current: Some(info.version),
+        })),
+        _ => Ok(info.version),
+    }
+}

@@ -1,0 +1,1267 @@
+//! The storage rules, written once over a small backend trait: a connection that runs SQL, a
+//! dialect that spells what differs, and the backend's own connection and retry handling. The
+//! SQLite and PostgreSQL backends keep only what really differs (SQL spellings, types, full-text
+//! search, connections, retries, disk figures); every rule about entries, blobs, names, versions,
+//! expiry, listing, search and collection lives here.
+//!
+//! SQL is written with numbered placeholders (`?1`); a backend that spells them otherwise rewrites
+//! them. In every statement that judges liveness, `?1` is the caller's clock (see [`live!`]).
+
+use std::fmt;
+
+use super::{
+    BlobStats, Chunk, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
+    ListFilter, Locate, NameChoice, Page, PendingBlob, SearchHit, Store, WriteCondition,
+};
+use crate::error::{ConflictKind, Error, Result};
+use crate::model::{EntryInfo, Kind, Source, new_id};
+
+/// The columns an [`Entry`] is read from, in the order [`entry_from_row`] expects, for
+/// `FROM entries e JOIN blobs b ON b.id = e.blob`.
+macro_rules! entry_columns {
+    () => {
+        "e.rowid, e.session, e.name, e.id, e.kind, e.blob, e.bytes, e.chars, e.lines, e.hash, \
+         e.preview, e.source, e.meta, e.turn, e.created_at, e.updated_at, e.accessed_at, \
+         e.expires_at, e.pinned, e.version, b.chunks, b.mime"
+    };
+}
+pub(crate) use entry_columns;
+
+/// Entries joined with what a read needs of their blob.
+macro_rules! select_entries {
+    () => {
+        concat!(
+            "SELECT ",
+            $crate::store::sql::entry_columns!(),
+            " FROM entries e JOIN blobs b ON b.id = e.blob"
+        )
+    };
+}
+
+/// Entries visible at `?1` (the caller's now): unexpired, or pinned.
+macro_rules! live {
+    () => {
+        "(e.expires_at IS NULL OR e.expires_at > ?1 OR e.pinned)"
+    };
+}
+pub(crate) use live;
+
+/// A value bound to a placeholder.
+#[derive(Debug, Clone, Copy)]
+pub enum Param<'a> {
+    Int(i64),
+    OptInt(Option<i64>),
+    Text(&'a str),
+    OptText(Option<&'a str>),
+    Bool(bool),
+    Bytes(&'a [u8]),
+}
+
+impl Param<'_> {
+    fn count(n: u64) -> Self {
+        Self::Int(i64::try_from(n).unwrap_or(i64::MAX))
+    }
+}
+
+/// One result row, read by column position.
+pub trait Row {
+    fn int(&self, column: usize) -> Result<i64, Fail>;
+    fn opt_int(&self, column: usize) -> Result<Option<i64>, Fail>;
+    fn text(&self, column: usize) -> Result<String, Fail>;
+    fn opt_text(&self, column: usize) -> Result<Option<String>, Fail>;
+    fn flag(&self, column: usize) -> Result<bool, Fail>;
+    fn bytes(&self, column: usize) -> Result<Vec<u8>, Fail>;
+
+    /// A count or size, which the schema keeps non-negative.
+    fn count(&self, column: usize) -> Result<u64, Fail> {
+        Ok(u64::try_from(self.int(column)?).unwrap_or(0))
+    }
+}
+
+/// A connection (or the transaction open on it) that runs SQL.
+pub trait Conn {
+    /// Runs a statement; returns the rows it changed.
+    fn execute(&mut self, sql: &str, params: &[Param<'_>]) -> Result<u64, Fail>;
+    /// Runs a query, handing each row to `each`.
+    fn query(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        each: &mut dyn FnMut(&dyn Row) -> Result<(), Fail>,
+    ) -> Result<(), Fail>;
+    /// Runs several statements without parameters (migrations).
+    fn batch(&mut self, sql: &str) -> Result<(), Fail>;
+}
+
+impl dyn Conn + '_ {
+    /// Every row, mapped.
+    pub fn rows<T>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        mut map: impl FnMut(&dyn Row) -> Result<T, Fail>,
+    ) -> Result<Vec<T>, Fail> {
+        let mut out = Vec::new();
+        self.query(sql, params, &mut |row| {
+            out.push(map(row)?);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The first row, mapped, if any.
+    pub fn first<T>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        map: impl FnOnce(&dyn Row) -> Result<T, Fail>,
+    ) -> Result<Option<T>, Fail> {
+        let mut map = Some(map);
+        let mut out = None;
+        self.query(sql, params, &mut |row| {
+            if let Some(map) = map.take() {
+                out = Some(map(row)?);
+            }
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// The one row a statement always returns (an aggregate, `RETURNING`).
+    pub fn one<T>(
+        &mut self,
+        sql: &str,
+        params: &[Param<'_>],
+        map: impl FnOnce(&dyn Row) -> Result<T, Fail>,
+    ) -> Result<T, Fail> {
+        self.first(sql, params, map)?
+            .ok_or_else(|| Fail::App(Error::Storage(format!("no row from `{sql}`"))))
+    }
+}
+
+/// Why a step failed: the database (a backend decides whether to run it again) or the engine.
+#[derive(Debug)]
+pub enum Fail {
+    Db(DbError),
+    App(Error),
+}
+
+impl From<Error> for Fail {
+    fn from(err: Error) -> Self {
+        Self::App(err)
+    }
+}
+
+/// A database error, described and classified by the backend that met it.
+#[derive(Debug)]
+pub struct DbError {
+    /// What failed, in the server's words, never with a password in it.
+    pub message: String,
+    /// The connection is gone; the server rolled back what had not committed.
+    pub lost: bool,
+    /// Another transaction got in the way (deadlock, serialization); running again is safe.
+    pub transient: bool,
+}
+
+/// How a transaction failed.
+#[derive(Debug)]
+pub enum TxError {
+    /// It did not happen.
+    Failed(Error),
+    /// The connection broke during `COMMIT`: it may have happened.
+    Unsure(Error),
+}
+
+/// How a backend spells what differs between SQL dialects.
+#[derive(Debug)]
+pub struct Dialect {
+    /// Appended to a `SELECT` of plain rows to lock them until the transaction ends.
+    pub lock: &'static str,
+    /// Appended to a `SELECT` from `entries e JOIN blobs b` to lock the entry rows.
+    pub lock_entries: &'static str,
+    /// Appended to a `SELECT` to lock its rows, skipping rows another transaction holds.
+    pub lock_skip_locked: &'static str,
+    /// The store's own clock in milliseconds, as an SQL expression.
+    pub now_ms: &'static str,
+    /// Case-insensitive `LIKE`.
+    pub ilike: &'static str,
+    /// Serialises writers of one name (`?1` session, `?2` name) until the transaction ends, where
+    /// no row lock can (a name being created); `None` where every write holds the store's lock.
+    pub lock_name: Option<&'static str>,
+    /// Serialises collection passes; `None` where every write holds the store's lock.
+    pub lock_gc: Option<&'static str>,
+    /// Serialises migrations of processes that start together.
+    pub lock_migrations: Option<&'static str>,
+    /// Append-only schema migrations, named by the UTC time they were written.
+    pub migrations: &'static [(i64, &'static str)],
+    pub search: SearchSql,
+}
+
+/// The full-text index, which each backend builds its own way.
+#[derive(Debug)]
+pub struct SearchSql {
+    /// Indexes an entry: `?1` its key, `?2` the words of its name, `?3` the excerpt of its content.
+    pub index: &'static str,
+    /// Re-indexes a renamed entry: `?1` key, `?2` name words.
+    pub rename: &'static str,
+    /// Drops an entry's index row: `?1` key.
+    pub unindex: &'static str,
+    /// Ranked hits with a snippet as the last column: `?1` now, `?2` the query, `?3` session, `?4` limit.
+    pub query: &'static str,
+    /// Joins quoted words so that any of them matches (all of them: a space).
+    pub any_word: &'static str,
+}
+
+/// What a backend provides: connections, transactions with its own retry rules, and disk figures.
+pub trait Backend: Send + Sync + fmt::Debug + 'static {
+    const DIALECT: Dialect;
+    /// Runs `f` on a connection outside a transaction: a read, or a write harmless to repeat.
+    fn read<T>(&self, f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>) -> Result<T>;
+    /// Runs `f` as one transaction holding the write locks it takes. `idempotent`: running it twice
+    /// is harmless, so a commit with an unknown outcome may simply run again.
+    fn transaction<T>(
+        &self,
+        idempotent: bool,
+        f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
+    ) -> Result<T, TxError>;
+    /// Bytes the store takes on disk; 0 where the backend cannot tell.
+    fn disk_bytes(&self) -> u64;
+    /// Gives space back after a collection pass (best effort); `report` says what the pass freed.
+    fn reclaim_space(&self, report: &GcReport);
+}
+
+/// A store: the storage rules over a backend.
+#[derive(Debug)]
+pub struct SqlStore<B> {
+    pub backend: B,
+}
+
+impl<B: Backend> SqlStore<B> {
+    /// Wraps a backend and brings its schema up to date.
+    pub fn with_backend(backend: B) -> Result<Self> {
+        let store = Self { backend };
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn dialect(&self) -> &'static Dialect {
+        &B::DIALECT
+    }
+
+    fn write<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> Result<T, Fail>) -> Result<T> {
+        self.backend.transaction(false, &mut f).map_err(|err| match err {
+            TxError::Failed(err) => err,
+            TxError::Unsure(err) => Error::Storage(format!(
+                "{err} (the connection broke while committing, so the change may or may not have been \
+                 applied: look at the entry before repeating it)"
+            )),
+        })
+    }
+
+    fn read<T>(&self, mut f: impl FnMut(&mut dyn Conn) -> Result<T, Fail>) -> Result<T> {
+        self.backend.read(&mut f)
+    }
+
+    fn migrate(&self) -> Result<()> {
+        let migrations = self.dialect().migrations;
+        let latest = migrations.last().map_or(0, |m| m.0);
+        // Most opens find the schema current: look without taking any lock. A store without the
+        // table yet fails this look, which is the same as "not current".
+        let current = self
+            .read(|c| {
+                c.first("SELECT MAX(version) FROM schema_migrations", &[], |r| {
+                    r.opt_int(0)
+                })
+            })
+            .ok()
+            .flatten()
+            .flatten();
+        if current == Some(latest) {
+            return Ok(());
+        }
+        self.write(|c| {
+            if let Some(lock) = self.dialect().lock_migrations {
+                c.execute(lock, &[])?;
+            }
+            c.batch(
+                "CREATE TABLE IF NOT EXISTS schema_migrations (version BIGINT PRIMARY KEY, applied_at BIGINT NOT NULL)",
+            )?;
+            // Another process may have migrated while we waited for the lock: look again.
+            let current = c.one("SELECT MAX(version) FROM schema_migrations", &[], |r| {
+                r.opt_int(0)
+            })?;
+            if let Some(current) = current.filter(|&c| c > latest) {
+                return Err(Fail::App(Error::Config(format!(
+                    "this store was written by a newer scratchpad (schema {current}, this binary knows up \
+                     to {latest}); upgrade scratchpad to use it"
+                ))));
+            }
+            for (version, sql) in migrations {
+                if current.is_some_and(|c| c >= *version) {
+                    continue;
+                }
+                c.batch(sql)?;
+                c.execute(
+                    "INSERT INTO schema_migrations (version, applied_at) VALUES (?1, ?2)",
+                    &[Param::Int(*version), Param::Int(crate::model::now_ms())],
+                )?;
+            }
+            Ok(())
+        })
+    }
+
+    /// After a commit whose outcome is unknown: the entry this write would have produced, if it is
+    /// there. Its fingerprint is the session, the content hash and the write's own timestamp.
+    fn find_committed(&self, write: &EntryWrite) -> Result<Option<Entry>> {
+        let name = match &write.name {
+            NameChoice::Given(name) => Some(name.as_str()),
+            NameChoice::Auto { .. } => None,
+        };
+        self.read(|c| {
+            c.first(
+                concat!(
+                    select_entries!(),
+                    " WHERE e.session = ?1 AND e.hash = ?2 AND e.updated_at = ?3 AND (?4 IS NULL OR e.name = ?4) \
+                     ORDER BY e.rowid DESC LIMIT 1"
+                ),
+                &[
+                    Param::Text(&write.session),
+                    Param::Text(&write.stats.hash),
+                    Param::Int(write.now),
+                    Param::OptText(name),
+                ],
+                entry_from_row,
+            )
+            .map(|found| found.map(|(_, entry)| entry))
+        })
+    }
+}
+
+/// Reads the columns of [`entry_columns!`]; a row the engine cannot make sense of is an error.
+fn entry_from_row(row: &dyn Row) -> Result<(i64, Entry), Fail> {
+    let corrupt = |what: &str, detail: String| {
+        Fail::App(Error::Storage(format!(
+            "entry row {} has {what} ({detail}); the store is damaged: run `scratchpad gc`, and remove \
+             the entry if the message stays",
+            row.int(0).unwrap_or(-1)
+        )))
+    };
+    let kind = row.text(4)?;
+    let kind = Kind::parse(&kind).map_err(|_| corrupt("an unknown kind", kind.clone()))?;
+    let source: Source = serde_json::from_str(&row.text(11)?)
+        .map_err(|e| corrupt("an unreadable source", e.to_string()))?;
+    let meta = serde_json::from_str(&row.text(12)?)
+        .map_err(|e| corrupt("unreadable metadata", e.to_string()))?;
+    let info = EntryInfo {
+        session: row.text(1)?,
+        name: row.text(2)?,
+        id: row.text(3)?,
+        kind,
+        bytes: row.count(6)?,
+        chars: row.count(7)?,
+        lines: row.count(8)?,
+        hash: row.text(9)?,
+        preview: row.text(10)?,
+        source,
+        meta,
+        turn: row.opt_text(13)?,
+        created_at: row.int(14)?,
+        updated_at: row.int(15)?,
+        accessed_at: row.int(16)?,
+        expires_at: row.opt_int(17)?,
+        pinned: row.flag(18)?,
+        version: row.count(19)?,
+        mime: row.opt_text(21)?,
+    };
+    let chunks = u32::try_from(row.int(20)?).map_err(|_| {
+        corrupt(
+            "an impossible chunk count",
+            row.int(20).unwrap_or(0).to_string(),
+        )
+    })?;
+    Ok((
+        row.int(0)?,
+        Entry {
+            info,
+            blob: row.int(5)?,
+            chunks,
+        },
+    ))
+}
+
+/// A live entry by name, then by id; `lock` holds its row until the transaction ends.
+fn find_live(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    key: &str,
+    now: i64,
+    lock: bool,
+) -> Result<Option<(i64, Entry)>, Fail> {
+    let sql = format!(
+        concat!(
+            select_entries!(),
+            " WHERE e.session = ?2 AND (e.name = ?3 OR e.id = ?3) AND ",
+            live!(),
+            " ORDER BY CASE WHEN e.name = ?3 THEN 0 ELSE 1 END LIMIT 1{}"
+        ),
+        if lock { dialect.lock_entries } else { "" }
+    );
+    c.first(
+        &sql,
+        &[Param::Int(now), Param::Text(session), Param::Text(key)],
+        entry_from_row,
+    )
+}
+
+/// An entry by exact name whether or not it expired (writes replace expired entries), locked.
+fn find_named(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    name: &str,
+) -> Result<Option<(i64, Entry)>, Fail> {
+    let sql = format!(
+        concat!(select_entries!(), " WHERE e.session = ?1 AND e.name = ?2{}"),
+        dialect.lock_entries
+    );
+    c.first(
+        &sql,
+        &[Param::Text(session), Param::Text(name)],
+        entry_from_row,
+    )
+}
+
+/// Serialises writers of one name until the transaction ends, where the dialect needs it.
+fn lock_name(c: &mut dyn Conn, dialect: &Dialect, session: &str, name: &str) -> Result<(), Fail> {
+    if let Some(sql) = dialect.lock_name {
+        c.execute(sql, &[Param::Text(session), Param::Text(name)])?;
+    }
+    Ok(())
+}
+
+fn check_version(entry: &Entry, if_version: Option<u64>) -> Result<(), Fail> {
+    match if_version {
+        Some(expected) if expected != entry.info.version => {
+            Err(Fail::App(Error::Conflict(ConflictKind::Version {
+                name: entry.info.name.clone(),
+                expected,
+                current: Some(entry.info.version),
+            })))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Deletes a blob when no entry points at it any more; returns the bytes freed. The row lock comes
+/// first and the look for entries after it, in a statement of its own: a writer on another host
+/// that is reusing this blob either finished (its entry is seen) or has not started (it will not
+/// find the blob and writes the content anew).
+fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, Fail> {
+    let sql = format!("SELECT 1 FROM blobs WHERE id = ?1{}", dialect.lock);
+    if c.first(&sql, &[Param::Int(blob)], |_| Ok(()))?.is_none() {
+        return Ok(0);
+    }
+    let freed = c.first(
+        "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) RETURNING bytes",
+        &[Param::Int(blob)],
+        |r| r.count(0),
+    )?;
+    Ok(freed.unwrap_or(0))
+}
+
+fn delete_row(c: &mut dyn Conn, dialect: &Dialect, key: i64, blob: i64) -> Result<u64, Fail> {
+    c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    c.execute("DELETE FROM entries WHERE rowid = ?1", &[Param::Int(key)])?;
+    release_blob(c, dialect, blob)
+}
+
+/// Writes chunks; a chunk already there (a retried write whose first try did commit) is kept.
+fn insert_chunks(c: &mut dyn Conn, blob: i64, chunks: &[Chunk]) -> Result<(), Fail> {
+    for chunk in chunks {
+        c.execute(
+            "INSERT INTO chunks (blob, seq, byte_start, char_start, line_start, data) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (blob, seq) DO NOTHING",
+            &[
+                Param::Int(blob),
+                Param::Int(i64::from(chunk.seq)),
+                Param::count(chunk.byte_start),
+                Param::count(chunk.char_start),
+                Param::count(chunk.line_start),
+                Param::Bytes(&chunk.data),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn abandoned() -> Fail {
+    Fail::App(Error::Storage(
+        "this write was idle so long that it was collected as abandoned; run it again".into(),
+    ))
+}
+
+/// Refreshes a staging blob so no collection pass takes it; fails if one already did.
+fn keep_staged(c: &mut dyn Conn, dialect: &Dialect, staged: i64) -> Result<(), Fail> {
+    let sql = format!(
+        "UPDATE blobs SET touched_at = {} WHERE id = ?1 AND state = 0",
+        dialect.now_ms
+    );
+    if c.execute(&sql, &[Param::Int(staged)])? == 0 {
+        return Err(abandoned());
+    }
+    Ok(())
+}
+
+fn new_staged(c: &mut dyn Conn, dialect: &Dialect) -> Result<i64, Fail> {
+    let sql = format!(
+        "INSERT INTO blobs (state, touched_at) VALUES (0, {}) RETURNING id",
+        dialect.now_ms
+    );
+    c.one(&sql, &[], |r| r.int(0))
+}
+
+/// Stores the content once: reuses a blob with the same hash, else completes the staged one or
+/// writes a new one.
+fn settle_blob(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    stats: &BlobStats,
+    pending: &PendingBlob,
+) -> Result<i64, Fail> {
+    // Touching the blob locks it: a concurrent release waits for this transaction, then sees our entry.
+    let sql = format!(
+        "UPDATE blobs SET touched_at = {} WHERE hash = ?1 AND state = 1 RETURNING id",
+        dialect.now_ms
+    );
+    if let Some(id) = c.first(&sql, &[Param::Text(&stats.hash)], |r| r.int(0))? {
+        if let Some(staged) = pending.staged {
+            c.execute(
+                "DELETE FROM blobs WHERE id = ?1 AND state = 0",
+                &[Param::Int(staged)],
+            )?;
+        }
+        return Ok(id);
+    }
+    let id = match pending.staged {
+        Some(staged) => {
+            keep_staged(c, dialect, staged)?;
+            staged
+        }
+        None => new_staged(c, dialect)?,
+    };
+    insert_chunks(c, id, &pending.buffered)?;
+    let sql = format!(
+        "UPDATE blobs SET hash = ?2, bytes = ?3, chars = ?4, lines = ?5, chunks = ?6, mime = ?7, state = 1, \
+         touched_at = {} WHERE id = ?1",
+        dialect.now_ms
+    );
+    c.execute(
+        &sql,
+        &[
+            Param::Int(id),
+            Param::Text(&stats.hash),
+            Param::count(stats.bytes),
+            Param::count(stats.chars),
+            Param::count(stats.lines),
+            Param::Int(i64::from(stats.chunks)),
+            Param::OptText(stats.mime.as_deref()),
+        ],
+    )?;
+    Ok(id)
+}
+
+/// `<stem>_<n>` with the session's next `n`; the counter's row stays locked until commit, so
+/// automatic names never repeat.
+fn next_auto_name(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    stem: &str,
+) -> Result<String, Fail> {
+    loop {
+        let seq = c.one(
+            "INSERT INTO sessions (name, next_seq) VALUES (?1, 2) \
+             ON CONFLICT (name) DO UPDATE SET next_seq = sessions.next_seq + 1 RETURNING next_seq - 1",
+            &[Param::Text(session)],
+            |r| r.int(0),
+        )?;
+        let name = format!("{stem}_{seq}");
+        lock_name(c, dialect, session, &name)?;
+        if find_named(c, dialect, session, &name)?.is_none() {
+            return Ok(name);
+        }
+    }
+}
+
+/// Words of a name, for search: `read_file_7` is found by "read" and "file".
+fn name_words(name: &str) -> String {
+    name.replace(['_', '-', '.'], " ")
+}
+
+/// Text the store can keep: text columns cannot hold NUL, which text entries never contain anyway.
+fn storable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', ""))
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    }
+}
+
+fn index_search(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    key: i64,
+    name: &str,
+    body: &str,
+) -> Result<(), Fail> {
+    c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    c.execute(
+        dialect.search.index,
+        &[
+            Param::Int(key),
+            Param::Text(&name_words(name)),
+            Param::Text(&storable(body)),
+        ],
+    )?;
+    Ok(())
+}
+
+fn entry_by_key(c: &mut dyn Conn, key: i64) -> Result<Entry, Fail> {
+    c.one(
+        concat!(select_entries!(), " WHERE e.rowid = ?1"),
+        &[Param::Int(key)],
+        entry_from_row,
+    )
+    .map(|(_, entry)| entry)
+}
+
+fn commit_entry(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    write: &EntryWrite,
+    blob: &PendingBlob,
+) -> Result<Entry, Fail> {
+    let now = write.now;
+    let (name, existing) = match &write.name {
+        NameChoice::Auto { stem } => (next_auto_name(c, dialect, &write.session, stem)?, None),
+        NameChoice::Given(name) => {
+            lock_name(c, dialect, &write.session, name)?;
+            let mut existing = find_named(c, dialect, &write.session, name)?;
+            // An expired entry is gone for every purpose but disk space.
+            if let Some((key, entry)) = existing.take_if(|(_, e)| e.info.is_expired(now)) {
+                delete_row(c, dialect, key, entry.blob)?;
+            }
+            (name.clone(), existing)
+        }
+    };
+    match (write.condition, &existing) {
+        (WriteCondition::Any, _) | (WriteCondition::CreateOnly, None) => {}
+        (WriteCondition::CreateOnly, Some((_, e))) => {
+            return Err(Fail::App(Error::Conflict(ConflictKind::Exists {
+                name,
+                version: e.info.version,
+            })));
+        }
+        (WriteCondition::IfVersion(v), Some((_, e))) => check_version(e, Some(v))?,
+        (WriteCondition::IfVersion(v), None) => {
+            return Err(Fail::App(Error::Conflict(ConflictKind::Version {
+                name,
+                expected: v,
+                current: None,
+            })));
+        }
+    }
+    let blob_id = settle_blob(c, dialect, &write.stats, blob)?;
+    let source = serde_json::to_string(&write.source).unwrap_or_else(|_| "{}".into());
+    let meta = serde_json::to_string(&write.meta).unwrap_or_else(|_| "null".into());
+    let preview = storable(&write.preview);
+    let fields = [
+        Param::Text(write.kind.as_str()),
+        Param::Int(blob_id),
+        Param::count(write.stats.bytes),
+        Param::count(write.stats.chars),
+        Param::count(write.stats.lines),
+        Param::Text(&write.stats.hash),
+        Param::Text(&preview),
+        Param::OptText(write.source.tool.as_deref()),
+        Param::Text(&source),
+        Param::Text(&meta),
+        Param::OptText(write.turn.as_deref()),
+        Param::Int(now),
+        Param::OptInt(write.expires_at),
+        Param::Bool(write.pinned),
+    ];
+    let key = match &existing {
+        Some((key, old)) => {
+            let mut params = vec![Param::Int(*key)];
+            params.extend(fields);
+            c.execute(
+                "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
+                 preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
+                 accessed_at = ?13, expires_at = ?14, pinned = ?15, version = version + 1 WHERE rowid = ?1",
+                &params,
+            )?;
+            if old.blob != blob_id {
+                release_blob(c, dialect, old.blob)?;
+            }
+            *key
+        }
+        None => {
+            let id = new_id();
+            let mut params = vec![
+                Param::Text(&write.session),
+                Param::Text(&name),
+                Param::Text(&id),
+            ];
+            params.extend(fields);
+            c.one(
+                "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
+                 source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, version) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, ?17, 1) \
+                 RETURNING rowid",
+                &params,
+                |r| r.int(0),
+            )?
+        }
+    };
+    index_search(c, dialect, key, &name, &write.search_text)?;
+    entry_by_key(c, key)
+}
+
+/// `"a" "b"`: each word quoted, so a word like `or` or `NEAR` is a word and never query syntax.
+fn quoted_words(words: &[&str], joiner: &str) -> String {
+    words
+        .iter()
+        .map(|w| format!("\"{}\"", w.replace('"', "")))
+        .collect::<Vec<_>>()
+        .join(joiner)
+}
+
+fn escape_like(s: &str) -> String {
+    s.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}
+
+fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
+    cursor
+        .split_once('.')
+        .and_then(|(u, r)| Some((u.parse().ok()?, r.parse().ok()?)))
+        .ok_or_else(|| {
+            Error::invalid(format!(
+                "invalid cursor `{cursor}`; pass the next_cursor value of the previous page unchanged"
+            ))
+        })
+}
+
+impl<B: Backend> Store for SqlStore<B> {
+    fn stage_chunks(&self, staged: &mut Option<i64>, chunks: &[Chunk]) -> Result<()> {
+        let current = *staged;
+        let dialect = self.dialect();
+        // Idempotent: chunks already written are kept, so a retry after a lost COMMIT is harmless.
+        let id = self
+            .backend
+            .transaction(true, &mut |c| {
+                let id = match current {
+                    Some(id) => {
+                        keep_staged(c, dialect, id)?;
+                        id
+                    }
+                    None => new_staged(c, dialect)?,
+                };
+                insert_chunks(c, id, chunks)?;
+                Ok(id)
+            })
+            .map_err(|e| match e {
+                TxError::Failed(err) | TxError::Unsure(err) => err,
+            })?;
+        *staged = Some(id);
+        Ok(())
+    }
+
+    fn discard_staged(&self, staged: i64) -> Result<()> {
+        self.write(|c| {
+            c.execute(
+                "DELETE FROM blobs WHERE id = ?1 AND state = 0",
+                &[Param::Int(staged)],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn commit(&self, write: &EntryWrite, blob: PendingBlob) -> Result<Entry> {
+        let dialect = self.dialect();
+        let attempt = || {
+            self.backend
+                .transaction(false, &mut |c| commit_entry(c, dialect, write, &blob))
+        };
+        let mut result = attempt();
+        if let Err(TxError::Unsure(err)) = &result {
+            // Was it applied? The fingerprint says; if it was not, running it again is safe,
+            // because the transaction checks its condition again.
+            result = match self.find_committed(write) {
+                Ok(Some(entry)) => Ok(entry),
+                Ok(None) => attempt(),
+                Err(_) => Err(TxError::Failed(Error::Storage(format!(
+                    "{err} (the connection broke while committing and the store could not be asked \
+                     whether the write was applied: look for the entry before writing it again)"
+                )))),
+            };
+        }
+        let result = result.map_err(|e| match e {
+            TxError::Failed(err) => err,
+            TxError::Unsure(err) => Error::Storage(format!(
+                "{err} (the connection broke while committing, so the entry may or may not have been \
+                 saved: look for it before writing it again)"
+            )),
+        });
+        if let (Err(_), Some(staged)) = (&result, blob.staged) {
+            // Best effort (a no-op if the write did land): GC removes it later if this fails too.
+            let _ = self.discard_staged(staged);
+        }
+        result
+    }
+
+    fn entry(&self, session: &str, key: &str, now: i64) -> Result<Option<Entry>> {
+        self.read(|c| {
+            Ok(find_live(c, self.dialect(), session, key, now, false)?.map(|(_, entry)| entry))
+        })
+    }
+
+    fn touch(&self, session: &str, name: &str, now: i64) -> Result<()> {
+        // Never moves back in time, so running it twice (or late) is harmless.
+        self.read(|c| {
+            c.execute(
+                "UPDATE entries SET accessed_at = ?3 WHERE session = ?1 AND name = ?2 AND accessed_at < ?3",
+                &[Param::Text(session), Param::Text(name), Param::Int(now)],
+            )?;
+            Ok(())
+        })
+    }
+
+    fn update(
+        &self,
+        session: &str,
+        key: &str,
+        if_version: Option<u64>,
+        change: &EntryChange,
+        now: i64,
+    ) -> Result<Option<EntryInfo>> {
+        let dialect = self.dialect();
+        self.write(|c| {
+            let Some((row, entry)) = find_live(c, dialect, session, key, now, true)? else {
+                return Ok(None);
+            };
+            check_version(&entry, if_version)?;
+            match change {
+                EntryChange::Rename(new_name) => {
+                    lock_name(c, dialect, session, new_name)?;
+                    // Renaming onto itself is refused too, as an existing name.
+                    if let Some((other_row, other)) = find_named(c, dialect, session, new_name)? {
+                        if !other.info.is_expired(now) {
+                            return Err(Fail::App(Error::Conflict(ConflictKind::Exists {
+                                name: new_name.clone(),
+                                version: other.info.version,
+                            })));
+                        }
+                        delete_row(c, dialect, other_row, other.blob)?;
+                    }
+                    // A renamed offload becomes a note: it no longer expires.
+                    c.execute(
+                        "UPDATE entries SET name = ?2, expires_at = NULL WHERE rowid = ?1",
+                        &[Param::Int(row), Param::Text(new_name)],
+                    )?;
+                    c.execute(
+                        dialect.search.rename,
+                        &[Param::Int(row), Param::Text(&name_words(new_name))],
+                    )?;
+                }
+                EntryChange::Pin(pinned) => {
+                    c.execute(
+                        "UPDATE entries SET pinned = ?2 WHERE rowid = ?1",
+                        &[Param::Int(row), Param::Bool(*pinned)],
+                    )?;
+                }
+                EntryChange::ExpiresAt(at) => {
+                    c.execute(
+                        "UPDATE entries SET expires_at = ?2 WHERE rowid = ?1",
+                        &[Param::Int(row), Param::OptInt(*at)],
+                    )?;
+                }
+            }
+            c.execute(
+                "UPDATE entries SET version = version + 1, updated_at = ?2 WHERE rowid = ?1",
+                &[Param::Int(row), Param::Int(now)],
+            )?;
+            Ok(Some(entry_by_key(c, row)?.info))
+        })
+    }
+
+    fn delete(
+        &self,
+        session: &str,
+        key: &str,
+        if_version: Option<u64>,
+        now: i64,
+    ) -> Result<Option<EntryInfo>> {
+        let dialect = self.dialect();
+        self.write(|c| {
+            let Some((row, entry)) = find_live(c, dialect, session, key, now, true)? else {
+                return Ok(None);
+            };
+            check_version(&entry, if_version)?;
+            delete_row(c, dialect, row, entry.blob)?;
+            Ok(Some(entry.info))
+        })
+    }
+
+    fn delete_turn(&self, session: &str, turn: &str) -> Result<u64> {
+        let dialect = self.dialect();
+        let sql = format!(
+            "SELECT rowid, blob FROM entries WHERE session = ?1 AND turn = ?2{}",
+            dialect.lock
+        );
+        self.write(|c| {
+            let rows = c.rows(&sql, &[Param::Text(session), Param::Text(turn)], |r| {
+                Ok((r.int(0)?, r.int(1)?))
+            })?;
+            for (row, blob) in &rows {
+                delete_row(c, dialect, *row, *blob)?;
+            }
+            Ok(rows.len() as u64)
+        })
+    }
+
+    fn locate(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>> {
+        let (sql, value) = match at {
+            Locate::Byte(b) => (
+                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
+                 WHERE blob = ?1 AND byte_start <= ?2 ORDER BY byte_start DESC LIMIT 1",
+                b,
+            ),
+            Locate::Char(c) => (
+                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
+                 WHERE blob = ?1 AND char_start <= ?2 ORDER BY char_start DESC LIMIT 1",
+                c,
+            ),
+            Locate::AfterNewlines(n) => (
+                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
+                 WHERE blob = ?1 AND line_start < ?2 ORDER BY line_start DESC, seq DESC LIMIT 1",
+                n,
+            ),
+        };
+        self.read(|c| {
+            c.first(sql, &[Param::Int(blob), Param::count(value)], |r| {
+                Ok(ChunkPos {
+                    seq: u32::try_from(r.int(0)?).unwrap_or(u32::MAX),
+                    byte_start: r.count(1)?,
+                    char_start: r.count(2)?,
+                    line_start: r.count(3)?,
+                    len: r.count(4)?,
+                })
+            })
+        })
+    }
+
+    fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
+        self.read(|c| {
+            c.first(
+                "SELECT data FROM chunks WHERE blob = ?1 AND seq = ?2",
+                &[Param::Int(blob), Param::Int(i64::from(seq))],
+                |r| r.bytes(0),
+            )?
+            .ok_or_else(|| Fail::App(Error::Raced(format!("blob {blob}"))))
+        })
+    }
+
+    fn list(
+        &self,
+        session: &str,
+        filter: &ListFilter,
+        cursor: Option<&str>,
+        limit: usize,
+        now: i64,
+    ) -> Result<Page> {
+        let limit = limit.clamp(1, 1000);
+        let cursor = cursor.map(parse_cursor).transpose()?;
+        let prefix = filter
+            .prefix
+            .as_deref()
+            .map(|p| format!("{}%", escape_like(p)));
+        let mut sql = concat!(select_entries!(), " WHERE e.session = ?2 AND ", live!()).to_owned();
+        let mut params = vec![Param::Int(now), Param::Text(session)];
+        /// Appends a condition whose `??` are the next placeholders, bound to `values`.
+        fn clause<'a>(
+            sql: &mut String,
+            params: &mut Vec<Param<'a>>,
+            text: &str,
+            values: &[Param<'a>],
+        ) {
+            let mut text = text.to_owned();
+            for value in values {
+                params.push(*value);
+                text = text.replacen("??", &format!("?{}", params.len()), 1);
+            }
+            sql.push_str(&text);
+        }
+        if let Some((updated, row)) = cursor {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND (e.updated_at, e.rowid) < (??, ??)",
+                &[Param::Int(updated), Param::Int(row)],
+            );
+        }
+        if let Some(kind) = filter.kind {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND e.kind = ??",
+                &[Param::Text(kind.as_str())],
+            );
+        }
+        if let Some(prefix) = &prefix {
+            clause(
+                &mut sql,
+                &mut params,
+                &format!(" AND e.name {} ?? ESCAPE '\\'", self.dialect().ilike),
+                &[Param::Text(prefix)],
+            );
+        }
+        if let Some(tool) = &filter.tool {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND e.tool = ??",
+                &[Param::Text(tool)],
+            );
+        }
+        if let Some(pinned) = filter.pinned {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND e.pinned = ??",
+                &[Param::Bool(pinned)],
+            );
+        }
+        if let Some(turn) = &filter.turn {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND e.turn = ??",
+                &[Param::Text(turn)],
+            );
+        }
+        // One row more than the page says whether another page follows.
+        clause(
+            &mut sql,
+            &mut params,
+            " ORDER BY e.updated_at DESC, e.rowid DESC LIMIT ??",
+            &[Param::count(limit as u64 + 1)],
+        );
+        self.read(|c| {
+            let rows = c.rows(&sql, &params, entry_from_row)?;
+            Ok(Page::from_rows(rows, limit))
+        })
+    }
+
+    fn recent_names(&self, session: &str, limit: usize, now: i64) -> Result<Vec<String>> {
+        self.read(|c| {
+            c.rows(
+                concat!(
+                    "SELECT e.name FROM entries e WHERE e.session = ?2 AND ",
+                    live!(),
+                    " ORDER BY e.updated_at DESC LIMIT ?3"
+                ),
+                &[
+                    Param::Int(now),
+                    Param::Text(session),
+                    Param::count(limit as u64),
+                ],
+                |r| r.text(0),
+            )
+        })
+    }
+
+    fn search(
+        &self,
+        session: &str,
+        words: &[&str],
+        limit: usize,
+        now: i64,
+    ) -> Result<Vec<SearchHit>> {
+        let search = &self.dialect().search;
+        let limit = Param::count(limit.clamp(1, 100) as u64);
+        self.read(|c| {
+            // All words first; if nothing has them all, any of them.
+            for joiner in [" ", search.any_word] {
+                let query = quoted_words(words, joiner);
+                let hits = c.rows(
+                    search.query,
+                    &[
+                        Param::Int(now),
+                        Param::Text(&query),
+                        Param::Text(session),
+                        limit,
+                    ],
+                    |r| {
+                        let (_, entry) = entry_from_row(r)?;
+                        Ok(SearchHit {
+                            entry: entry.info,
+                            snippet: r.text(22)?,
+                        })
+                    },
+                )?;
+                if !hits.is_empty() {
+                    return Ok(hits);
+                }
+            }
+            Ok(Vec::new())
+        })
+    }
+
+    fn totals(&self, session: &str, now: i64) -> Result<Vec<KindTotals>> {
+        self.read(|c| {
+            c.rows(
+                concat!(
+                    "SELECT e.kind, COUNT(*), SUM(CASE WHEN e.pinned THEN 1 ELSE 0 END), \
+                     CAST(COALESCE(SUM(e.bytes), 0) AS BIGINT), CAST(COALESCE(SUM(length(e.preview)), 0) AS BIGINT) \
+                     FROM entries e WHERE e.session = ?2 AND ",
+                    live!(),
+                    " GROUP BY e.kind"
+                ),
+                &[Param::Int(now), Param::Text(session)],
+                |r| {
+                    let kind = r.text(0)?;
+                    Ok(KindTotals {
+                        kind: Kind::parse(&kind).map_err(|_| {
+                            Fail::App(Error::Storage(format!(
+                                "entries of an unknown kind `{kind}`; the store is damaged"
+                            )))
+                        })?,
+                        entries: r.count(1)?,
+                        pinned: r.count(2)?,
+                        bytes: r.count(3)?,
+                        preview_bytes: r.count(4)?,
+                    })
+                },
+            )
+        })
+    }
+
+    fn stored_bytes(&self) -> Result<u64> {
+        self.read(|c| {
+            c.one(
+                "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM blobs",
+                &[],
+                |r| r.count(0),
+            )
+        })
+    }
+
+    fn last_gc_at(&self) -> Result<Option<i64>> {
+        self.read(|c| {
+            let value = c.first(
+                "SELECT value FROM store_meta WHERE key = 'last_gc_at'",
+                &[],
+                |r| r.text(0),
+            )?;
+            Ok(value.and_then(|v| v.parse().ok()))
+        })
+    }
+
+    fn gc(&self, policy: &GcPolicy) -> Result<GcReport> {
+        let dialect = self.dialect();
+        let before = self.backend.disk_bytes();
+        let now = policy.now;
+        let expired_sql = format!(
+            "SELECT rowid, blob FROM entries WHERE expires_at <= ?1 AND NOT pinned{}",
+            dialect.lock_skip_locked
+        );
+        // Staging untouched for `stale_after_ms` by the store's clock; a writer that is still going
+        // refreshes it with every batch, and a locked row is one being written right now.
+        let stale_sql = format!(
+            "DELETE FROM blobs WHERE id IN (SELECT id FROM blobs WHERE state = 0 AND touched_at < {} - ?1{})",
+            dialect.now_ms, dialect.lock_skip_locked
+        );
+        let victims_sql = format!(
+            "SELECT rowid, blob FROM entries WHERE NOT pinned ORDER BY accessed_at ASC LIMIT 64{}",
+            dialect.lock_skip_locked
+        );
+        let mut report = self.write(|c| {
+            let mut report = GcReport::default();
+            if let Some(lock) = dialect.lock_gc {
+                // One pass at a time per store; a second host's pass waits, then finds little to do.
+                c.execute(lock, &[])?;
+            }
+            let expired = c.rows(&expired_sql, &[Param::Int(now)], |r| {
+                Ok((r.int(0)?, r.int(1)?))
+            })?;
+            for (row, blob) in &expired {
+                report.bytes_freed += delete_row(c, dialect, *row, *blob)?;
+            }
+            report.expired = expired.len() as u64;
+            report.stale_writes_removed =
+                c.execute(&stale_sql, &[Param::Int(policy.stale_after_ms)])?;
+            let orphans = c.rows(
+                "SELECT id FROM blobs b WHERE state = 1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = b.id)",
+                &[],
+                |r| r.int(0),
+            )?;
+            for blob in orphans {
+                let freed = release_blob(c, dialect, blob)?;
+                if freed > 0 {
+                    report.blobs_removed += 1;
+                    report.bytes_freed += freed;
+                }
+            }
+            if let Some(quota) = policy.quota_bytes {
+                let mut stored = c.one(
+                    "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM blobs",
+                    &[],
+                    |r| r.count(0),
+                )?;
+                while stored > quota {
+                    let victims = c.rows(&victims_sql, &[], |r| Ok((r.int(0)?, r.int(1)?)))?;
+                    if victims.is_empty() {
+                        break;
+                    }
+                    for (row, blob) in victims {
+                        let freed = delete_row(c, dialect, row, blob)?;
+                        report.evicted += 1;
+                        report.bytes_freed += freed;
+                        stored = stored.saturating_sub(freed);
+                        if stored <= quota {
+                            break;
+                        }
+                    }
+                }
+            }
+            c.execute(
+                "INSERT INTO store_meta (key, value) VALUES ('last_gc_at', ?1) \
+                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                &[Param::Text(&now.to_string())],
+            )?;
+            Ok(report)
+        })?;
+        self.backend.reclaim_space(&report);
+        report.disk_bytes_before = before;
+        report.disk_bytes_after = self.backend.disk_bytes();
+        Ok(report)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_words_are_never_query_syntax() {
+        assert_eq!(
+            quoted_words(&["a", "OR", "b\"c"], " "),
+            "\"a\" \"OR\" \"bc\""
+        );
+        assert_eq!(quoted_words(&["x", "y"], " OR "), "\"x\" OR \"y\"");
+    }
+}

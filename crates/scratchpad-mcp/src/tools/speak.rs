@@ -1,0 +1,89 @@
+//! How the MCP faces spell the engine's calls: as tool calls with their JSON arguments, e.g.
+//! `scratchpad_read(ref="log", mode="lines", from=1, to=100)`. The arguments are the same object a
+//! client sends, so a continuation can be passed back as it is.
+
+use rmcp::model::JsonObject;
+use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
+use serde_json::{Value, json};
+
+use super::{LIST, READ};
+
+/// The MCP spelling of calls and arguments.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mcp;
+
+/// The arguments of the `scratchpad_read` call that performs `mode` on `name`: the inverse of
+/// what the tool makes of its arguments.
+pub fn read_arguments(name: &str, mode: &ReadMode) -> JsonObject {
+    read_pairs(name, mode)
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+/// The same arguments in the order a reader expects them: the entry, the mode, then its fields.
+fn read_pairs(name: &str, mode: &ReadMode) -> Vec<(&'static str, Value)> {
+    let mut pairs = vec![("ref", json!(name)), ("mode", json!(mode.name()))];
+    let mut put = |key: &'static str, value: Option<Value>| pairs.extend(value.map(|v| (key, v)));
+    match mode {
+        ReadMode::Head { n } | ReadMode::Tail { n } => put("n", n.map(Value::from)),
+        ReadMode::Range { start, end } => {
+            put("start", Some(json!(start)));
+            put("end", end.map(Value::from));
+        }
+        ReadMode::Lines { from, to } => {
+            put("from", Some(json!(from)));
+            put("to", to.map(Value::from));
+        }
+        ReadMode::Grep {
+            pattern,
+            context,
+            max_matches,
+            ignore_case,
+            from,
+        } => {
+            put("pattern", Some(json!(pattern)));
+            put("context", (*context > 0).then(|| json!(context)));
+            put("ignore_case", ignore_case.then(|| json!(true)));
+            put("max_matches", max_matches.map(Value::from));
+            put("from", from.map(Value::from));
+        }
+        ReadMode::Json { query } => put("query", Some(json!(query))),
+        ReadMode::Bytes { offset, length } => {
+            put("offset", Some(json!(offset)));
+            put("length", length.map(Value::from));
+        }
+        ReadMode::Full { force } => put("force", force.then(|| json!(true))),
+    }
+    pairs
+}
+
+/// `tool(key=value, …)` with every value in JSON.
+fn spell(tool: &str, pairs: &[(&str, Value)]) -> String {
+    let args: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
+    format!("{tool}({})", args.join(", "))
+}
+
+impl Speak for Mcp {
+    fn call(&self, call: &Call) -> String {
+        match call {
+            Call::Read { name, mode } => spell(READ, &read_pairs(name, mode)),
+            Call::List => spell(LIST, &[]),
+        }
+    }
+
+    fn arg(&self, arg: Arg) -> String {
+        let name = match arg.name {
+            ArgName::Force => "force",
+            ArgName::ReplaceAll => "replace_all",
+            ArgName::IfVersion => "if_version",
+            ArgName::MaxMatches => "max_matches",
+            ArgName::FromLine => "from",
+        };
+        match arg.value {
+            ArgValue::On => format!("{name}=true"),
+            ArgValue::Number(n) => format!("{name}={n}"),
+            ArgValue::Bare => name.to_owned(),
+        }
+    }
+}
