@@ -253,6 +253,17 @@ fn main() -> Result<()> {
             rows.push(cold_start(dir.path(), reps)?);
         }
     }
+    if [
+        "classify every line, INFO-heavy log",
+        "classify every line, unleveled test run",
+        "text preview (classify, group, head, tail)",
+        "summary read (every line templated)",
+    ]
+    .iter()
+    .any(|name| want(name))
+    {
+        rows.extend(line_profiles(&log, reps, &want)?);
+    }
     drop(log);
     if want("json") {
         rows.push(json_preview(size, reps)?);
@@ -570,6 +581,176 @@ fn cold_start(dir: &Path, reps: usize) -> Result<Row> {
         target: None,
         extra: String::new(),
     })
+}
+
+/// Unleveled lines, the classifier's slowest case: every word of every line is looked at.
+fn test_run_bytes(bytes: usize) -> Vec<u8> {
+    let mut out = Vec::with_capacity(bytes + 100);
+    let mut i = 0u64;
+    while out.len() < bytes {
+        let _ = writeln!(
+            out,
+            "test orders::pricing::tests::total_with_discount_{i} ... ok"
+        );
+        i += 1;
+    }
+    out
+}
+
+fn throughput(bytes: usize, times: &[Duration]) -> f64 {
+    bytes as f64 / 1e6 / median(times).as_secs_f64().max(f64::MIN_POSITIVE)
+}
+
+/// The per-line work every offload does (classify, group, head and tail) and the summary read,
+/// against counting the lines with memchr.
+/// CPU time this thread has used (Linux, 10 ms resolution), so that throughput can be stated for
+/// the CPU the work had, not for the wall clock of a machine that other builds share.
+fn thread_cpu() -> Duration {
+    let ticks = std::fs::read_to_string("/proc/thread-self/stat")
+        .ok()
+        .and_then(|stat| {
+            let fields: Vec<u64> = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .skip(11)
+                .take(2)
+                .filter_map(|f| f.parse().ok())
+                .collect();
+            Some(fields.iter().sum::<u64>())
+        })
+        .unwrap_or(0);
+    // USER_HZ is 100 on Linux.
+    Duration::from_millis(ticks * 10)
+}
+
+/// Runs `ours` and `baseline` `reps` times each; returns their wall times and the CPU time all of
+/// `ours` took.
+fn measure<T>(
+    reps: usize,
+    mut ours: impl FnMut() -> Result<T>,
+    mut baseline: impl FnMut() -> u64,
+) -> Result<(Vec<Duration>, Vec<Duration>, Duration, T)> {
+    let (mut ours_times, mut base_times) = (Vec::new(), Vec::new());
+    let mut cpu = Duration::ZERO;
+    let mut last = None;
+    for _ in 0..reps {
+        let cpu_before = thread_cpu();
+        let (t, value) = time(&mut ours)?;
+        cpu += thread_cpu().saturating_sub(cpu_before);
+        ours_times.push(t);
+        last = Some(value);
+        let (t, _) = time(|| Ok(baseline()))?;
+        base_times.push(t);
+    }
+    let value = last.ok_or_else(|| anyhow::anyhow!("no repetitions"))?;
+    Ok((ours_times, base_times, cpu, value))
+}
+
+/// "612 MB/s wall (median), 1,040 MB/s on CPU".
+fn rates(bytes: usize, reps: usize, wall: &[Duration], cpu: Duration) -> String {
+    let on_cpu = (bytes * reps) as f64 / 1e6 / cpu.as_secs_f64().max(f64::MIN_POSITIVE);
+    format!(
+        "{:.0} MB/s wall (median), {on_cpu:.0} MB/s on CPU",
+        throughput(bytes, wall)
+    )
+}
+
+/// The per-line work every offload does (classify, group, head and tail) and the summary read,
+/// against counting the lines with memchr.
+fn line_profiles(log: &[u8], reps: usize, want: &dyn Fn(&str) -> bool) -> Result<Vec<Row>> {
+    use scratchpad_core::preview::severity::classify;
+    use scratchpad_core::preview::summary::{SummaryOptions, summarize};
+    use scratchpad_core::preview::{PreviewConfig, TextPreviewBuilder};
+
+    let unleveled = test_run_bytes(log.len());
+    let text = std::str::from_utf8(log)?;
+    let mb = log.len() / 1_000_000;
+    let mut rows = Vec::new();
+    for (label, data) in [
+        ("INFO-heavy log", log),
+        ("unleveled test run", &unleveled[..]),
+    ] {
+        if !want(&format!("classify every line, {label}")) {
+            continue;
+        }
+        let (ours, baseline, cpu, leveled) = measure(
+            reps,
+            || {
+                let mut n = 0u64;
+                let mut start = 0;
+                for nl in memchr::memchr_iter(b'\n', data) {
+                    n += u64::from(classify(&data[start..nl]).level.is_some());
+                    start = nl + 1;
+                }
+                Ok(n)
+            },
+            || memchr_lines(data),
+        )?;
+        rows.push(Row {
+            name: format!("classify every line, {mb} MB {label}"),
+            extra: format!(
+                "{}; {leveled} lines with a level",
+                rates(data.len(), reps, &ours, cpu)
+            ),
+            ours,
+            baseline_name: "count lines (memchr)".into(),
+            baseline,
+            target: None,
+        });
+    }
+    if want("text preview (classify, group, head, tail)") {
+        let (ours, baseline, cpu, _) = measure(
+            reps,
+            || {
+                let mut builder = TextPreviewBuilder::new(&PreviewConfig::default());
+                // The pieces ingestion pushes: 256 KiB chunks.
+                let mut rest = text;
+                while !rest.is_empty() {
+                    let mut cut = rest.len().min(256 * 1024);
+                    while !rest.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    builder.push(&rest[..cut]);
+                    rest = &rest[cut..];
+                }
+                Ok(builder.finish())
+            },
+            || memchr_lines(log),
+        )?;
+        rows.push(Row {
+            name: format!("text preview of {mb} MB (classify, group, head, tail)"),
+            extra: rates(log.len(), reps, &ours, cpu),
+            ours,
+            baseline_name: "count lines (memchr)".into(),
+            baseline,
+            target: None,
+        });
+    }
+    if want("summary read (every line templated)") {
+        let (ours, baseline, cpu, summary) = measure(
+            reps,
+            || Ok(summarize(log, &SummaryOptions::default())?),
+            || memchr_lines(log),
+        )?;
+        rows.push(Row {
+            name: format!("summary read of {mb} MB (every line templated)"),
+            extra: format!(
+                "{}; {} templates",
+                rates(log.len(), reps, &ours, cpu),
+                summary.templates
+            ),
+            ours,
+            baseline_name: "count lines (memchr)".into(),
+            baseline,
+            target: None,
+        });
+    }
+    Ok(rows)
+}
+
+fn memchr_lines(data: &[u8]) -> u64 {
+    memchr::memchr_iter(b'\n', data).count() as u64
 }
 
 fn json_preview(size: u64, reps: usize) -> Result<Row> {

@@ -8,7 +8,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use crate::error::Result;
 use crate::model::Kind;
 use crate::preview::{
-    PreviewConfig, TextPreviewBuilder, binary_preview, json_shape_preview, sniff_mime,
+    PreviewConfig, TextPreviewBuilder, TextProfile, binary_preview, json_shape_preview, sniff_mime,
 };
 use crate::store::{BlobStats, CHUNK_BYTES, Chunk, PendingBlob, Store};
 
@@ -29,6 +29,7 @@ pub(crate) struct Ingested {
     pub stats: BlobStats,
     pub kind: Kind,
     pub preview: String,
+    pub profile: Option<TextProfile>,
     pub search_text: String,
     pub blob: PendingBlob,
 }
@@ -273,6 +274,7 @@ impl<'a> Pass<'a> {
                 stats,
                 kind: Kind::Binary,
                 preview,
+                profile: None,
                 search_text: String::new(),
                 blob,
             });
@@ -283,6 +285,8 @@ impl<'a> Pass<'a> {
         } else {
             Kind::Text
         };
+        // JSON is read by its shape and queries, not by level words in its strings.
+        let profile = (kind == Kind::Text).then_some(text.profile);
         let preview = match json_shape {
             Some(shape) if !text.complete => shape,
             _ => text.text,
@@ -297,6 +301,7 @@ impl<'a> Pass<'a> {
             stats,
             kind,
             preview,
+            profile,
             search_text: search,
             blob,
         })

@@ -149,6 +149,10 @@ pub struct EntryInfo {
     /// The sniffed type of binary content (`image/png`); absent for text and JSON.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub mime: Option<String>,
+    /// What the preview saw of text content: lines per level, the search that finds the most severe
+    /// ones, a test run's or build's result line.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub profile: Option<crate::preview::TextProfile>,
 }
 
 impl EntryInfo {

@@ -201,56 +201,91 @@ pub struct OffloadedObservation {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hint {
     pub name: String,
+    /// The read that finds what matters most in it, and what it will find.
+    pub finds: Option<(Call, String)>,
+    /// Other reads worth knowing.
     pub reads: Vec<Call>,
 }
 
 impl Hint {
-    /// "Full output saved as `x`. Read slices with A, B or C. Pass it whole to another tool as …"
+    /// "Full output saved as `x`. C finds …. Read slices with A or B. Pass it whole to another
+    /// tool as {{scratchpad:x}}."
     pub fn render(&self, speak: &dyn Speak) -> String {
-        let calls: Vec<String> = self.reads.iter().map(|call| speak.call(call)).collect();
-        let reads = match calls.split_last() {
-            Some((last, [])) => last.clone(),
-            Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
-            None => String::new(),
-        };
         let name = &self.name;
-        format!(
-            "Full output saved as `{name}`. Read slices with {reads}. Pass it whole to another tool as \
-             {{{{scratchpad:{name}}}}}."
-        )
+        let mut out = format!("Full output saved as `{name}`.");
+        if let Some((call, finds)) = &self.finds {
+            out.push_str(&format!(" {} finds {finds}.", speak.call(call)));
+        }
+        let calls: Vec<String> = self.reads.iter().map(|call| speak.call(call)).collect();
+        match calls.split_last() {
+            Some((last, [])) => out.push_str(&format!(" Read slices with {last}.")),
+            Some((last, rest)) => {
+                out.push_str(&format!(" Read slices with {} or {last}.", rest.join(", ")));
+            }
+            None => {}
+        }
+        out.push_str(&format!(
+            " Pass it whole to another tool as {{{{scratchpad:{name}}}}}."
+        ));
+        out
     }
 }
 
-/// The reads suggested for an entry.
+/// The reads suggested for an entry: for text, the search its preview found the most severe
+/// lines with (when there are any), else its templates, then its start and end.
 pub fn hint(info: &EntryInfo) -> Hint {
     let name = &info.name;
     let read = |mode| Call::read(name, mode);
-    let reads = match info.kind {
-        Kind::Text => vec![
-            // The common failure words; notable lines in the preview use a wider net.
-            read(ReadMode::grep(
-                "ERROR|FATAL|FAIL|panic|Traceback|Exception",
-                2,
-            )),
-            read(ReadMode::Lines {
-                from: 1,
-                to: Some(100),
-            }),
-            read(ReadMode::Tail { n: Some(2_000) }),
-        ],
-        Kind::Json => vec![
-            read(ReadMode::Json {
-                query: "keys".into(),
-            }),
-            read(ReadMode::grep("\"id\"", 0)),
-        ],
-        Kind::Binary => vec![read(ReadMode::Bytes {
-            offset: 0,
-            length: Some(3_000),
-        })],
+    let first_lines = || {
+        read(ReadMode::Lines {
+            from: 1,
+            to: Some(100),
+        })
+    };
+    let (finds, reads) = match info.kind {
+        Kind::Text => {
+            let finds = info
+                .profile
+                .as_ref()
+                .and_then(|profile| profile.grep.as_ref())
+                .map(|grep| {
+                    let mode = ReadMode::Grep {
+                        pattern: grep.pattern.clone(),
+                        context: 2,
+                        max_matches: None,
+                        ignore_case: grep.ignore_case,
+                        from: None,
+                    };
+                    (read(mode), grep.finds.clone())
+                });
+            let mut reads = Vec::new();
+            if finds.is_none() {
+                reads.push(read(ReadMode::Summary { from: None }));
+            }
+            reads.push(first_lines());
+            reads.push(read(ReadMode::Tail { n: Some(2_000) }));
+            (finds, reads)
+        }
+        Kind::Json => (
+            None,
+            vec![
+                read(ReadMode::Json {
+                    query: "keys".into(),
+                }),
+                read(ReadMode::grep("\"id\"", 0)),
+            ],
+        ),
+        Kind::Binary => (
+            None,
+            vec![read(ReadMode::Bytes {
+                offset: 0,
+                length: Some(3_000),
+            })],
+        ),
     };
     Hint {
         name: name.clone(),
+        finds,
         reads,
     }
 }

@@ -536,6 +536,10 @@ pub struct ReadArgs {
     /// The whole entry (the default); refused above the size guard unless --force
     #[arg(long, group = "mode")]
     pub full: bool,
+    /// The entry's line templates (numbers, ids, paths masked) with counts, level, first and last
+    /// line and an example, most severe first; FROM is the first template to list
+    #[arg(long, value_name = "FROM", num_args = 0..=1, group = "mode")]
+    pub summary: Option<Option<u64>>,
     /// With --full: read all of it whatever its size
     #[arg(long, requires = "full")]
     pub force: bool,

@@ -109,6 +109,7 @@ fn read_flags(mode: &ReadMode) -> String {
         }
         ReadMode::Full { force: true } => "--full --force".to_owned(),
         ReadMode::Full { force: false } => "--full".to_owned(),
+        ReadMode::Summary { from } => with_count("--summary", from),
     }
 }
 
@@ -208,6 +209,8 @@ mod tests {
             },
             ReadMode::Full { force: false },
             ReadMode::Full { force: true },
+            ReadMode::Summary { from: None },
+            ReadMode::Summary { from: Some(31) },
         ]
     }
 

@@ -3,6 +3,8 @@
 //!
 //! Everything is drawn from [`Rng`] seeded by the caller, so a seed names the same bytes everywhere.
 
+mod formats;
+
 use std::fmt::Write as _;
 
 use super::rng::{HEX, LOWER_ALNUM, Rng, UPPER_ALNUM};
@@ -46,16 +48,42 @@ pub enum DocKind {
     TestRun,
     Source,
     Search,
+    NginxError,
+    Logfmt,
+    JsonLines,
+    Logcat,
+    Journald,
+    PythonLogging,
+    Log4j,
+    Klog,
+    Pytest,
+    GoTest,
+    Jest,
+    Maven,
+    CargoBuild,
 }
 
 impl DocKind {
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 19] = [
         Self::Log,
         Self::ApiJson,
         Self::Listing,
         Self::TestRun,
         Self::Source,
         Self::Search,
+        Self::NginxError,
+        Self::Logfmt,
+        Self::JsonLines,
+        Self::Logcat,
+        Self::Journald,
+        Self::PythonLogging,
+        Self::Log4j,
+        Self::Klog,
+        Self::Pytest,
+        Self::GoTest,
+        Self::Jest,
+        Self::Maven,
+        Self::CargoBuild,
     ];
 
     pub fn label(self) -> &'static str {
@@ -66,18 +94,58 @@ impl DocKind {
             Self::TestRun => "test run",
             Self::Source => "source file",
             Self::Search => "search results",
+            Self::NginxError => "nginx error log",
+            Self::Logfmt => "logfmt log",
+            Self::JsonLines => "JSON-lines log",
+            Self::Logcat => "logcat",
+            Self::Journald => "journald",
+            Self::PythonLogging => "Python logging",
+            Self::Log4j => "log4j service",
+            Self::Klog => "klog",
+            Self::Pytest => "pytest run",
+            Self::GoTest => "go test run",
+            Self::Jest => "jest run",
+            Self::Maven => "Maven Surefire run",
+            Self::CargoBuild => "cargo build",
         }
     }
 
     /// The tool that would have produced it (the engine names entries after it).
     pub fn tool(self) -> &'static str {
         match self {
-            Self::Log => "kubectl_logs",
+            Self::Log | Self::Logfmt | Self::JsonLines | Self::Log4j | Self::Klog => "kubectl_logs",
             Self::ApiJson => "http_get",
             Self::Listing => "list_files",
             Self::TestRun => "cargo_test",
             Self::Source => "read_file",
             Self::Search => "ripgrep",
+            Self::NginxError => "read_log",
+            Self::Logcat => "adb_logcat",
+            Self::Journald => "journalctl",
+            Self::PythonLogging => "docker_logs",
+            Self::Pytest => "pytest",
+            Self::GoTest => "go_test",
+            Self::Jest => "npm_test",
+            Self::Maven => "mvn_test",
+            Self::CargoBuild => "cargo_build",
+        }
+    }
+
+    /// The outputs in real formats: each tests whether the reference alone shows what matters.
+    pub fn is_format(self) -> bool {
+        !matches!(
+            self,
+            Self::Log | Self::ApiJson | Self::Listing | Self::TestRun | Self::Source | Self::Search
+        )
+    }
+
+    /// The largest size generated for this kind: the format documents stop at 1 MB, which keeps
+    /// the run short and already puts the planted line in the middle of thousands.
+    pub fn max_bytes(self) -> usize {
+        if self.is_format() {
+            1_000_000
+        } else {
+            usize::MAX
         }
     }
 }
@@ -166,7 +234,9 @@ pub fn corpus(seed: u64, sizes: &[Size]) -> Vec<Document> {
     let mut docs = Vec::new();
     for &size in sizes {
         for kind in DocKind::ALL {
-            docs.push(document(seed, kind, size));
+            if size.bytes <= kind.max_bytes() {
+                docs.push(document(seed, kind, size));
+            }
         }
     }
     docs
@@ -183,6 +253,19 @@ pub fn document(seed: u64, kind: DocKind, size: Size) -> Document {
         DocKind::TestRun => test_run(&mut rng, &mut out),
         DocKind::Source => source_file(&mut rng, &mut out),
         DocKind::Search => search_results(&mut rng, &mut out),
+        DocKind::NginxError => formats::nginx_error(&mut rng, &mut out),
+        DocKind::Logfmt => formats::logfmt(&mut rng, &mut out),
+        DocKind::JsonLines => formats::json_lines(&mut rng, &mut out),
+        DocKind::Logcat => formats::logcat(&mut rng, &mut out),
+        DocKind::Journald => formats::journald(&mut rng, &mut out),
+        DocKind::PythonLogging => formats::python_logging(&mut rng, &mut out),
+        DocKind::Log4j => formats::log4j(&mut rng, &mut out),
+        DocKind::Klog => formats::klog(&mut rng, &mut out),
+        DocKind::Pytest => formats::pytest(&mut rng, &mut out),
+        DocKind::GoTest => formats::go_test(&mut rng, &mut out),
+        DocKind::Jest => formats::jest(&mut rng, &mut out),
+        DocKind::Maven => formats::maven(&mut rng, &mut out),
+        DocKind::CargoBuild => formats::cargo_build(&mut rng, &mut out),
     }
     Document {
         kind,

@@ -54,6 +54,12 @@ impl Outcome {
     pub fn overflows(&self, window: usize) -> bool {
         self.episode.tokens > window
     }
+
+    /// Answered by the first view alone (the reference with its preview and hint, for policy (d)),
+    /// without any read, within the window.
+    pub fn answered_without_reads(&self) -> bool {
+        self.episode.found_in_first_view && self.episode.first_view_tokens <= WINDOW_TOKENS
+    }
 }
 
 /// Everything measured in one run.

@@ -60,15 +60,23 @@ pub struct Episode {
     pub reads: usize,
     /// The read calls issued, in the face's syntax (for `--trace`).
     pub calls: Vec<String>,
+    /// The planted answer is in the first view alone (the reference, the cut, or the inline
+    /// output), before any read.
+    pub found_in_first_view: bool,
+    /// o200k tokens of that first view.
+    pub first_view_tokens: usize,
 }
 
 /// (a): the whole document enters the context; its token count is computed once per document.
 pub fn inline(doc: &Document, fact: &Fact, doc_tokens: usize) -> Episode {
+    let found = doc.text.contains(&fact.answer);
     Episode {
         tokens: doc_tokens,
-        found: doc.text.contains(&fact.answer),
+        found,
         reads: 0,
         calls: Vec::new(),
+        found_in_first_view: found,
+        first_view_tokens: doc_tokens,
     }
 }
 
@@ -86,11 +94,15 @@ pub fn blind_cut(doc: &Document, fact: &Fact, chars: usize) -> Episode {
             "\n[output truncated: first {chars} of {total} characters shown]"
         ));
     }
+    let tokens = count_tokens(&context);
+    let found = context.contains(&fact.answer);
     Episode {
-        tokens: count_tokens(&context),
-        found: context.contains(&fact.answer),
+        tokens,
+        found,
         reads: 0,
         calls: Vec::new(),
+        found_in_first_view: found,
+        first_view_tokens: tokens,
     }
 }
 
@@ -108,6 +120,8 @@ pub fn scratchpad(
     let spell = |mode: &ReadMode| Mcp.call(&Call::read(&reference.scratchpad, mode.clone()));
     // What the model sees: the observation that replaced the tool output, as JSON.
     let mut context = serde_json::to_string(reference)?;
+    let found_in_first_view = context.contains(&fact.answer);
+    let first_view_tokens = count_tokens(&context);
     let mut seen = vec![reference.preview.clone()];
     let mut history: Vec<Read> = Vec::new();
     while history.len() < MAX_READS {
@@ -143,6 +157,8 @@ pub fn scratchpad(
         found: context.contains(&fact.answer),
         reads: history.len(),
         calls: history.iter().map(|r| spell(&r.mode)).collect(),
+        found_in_first_view,
+        first_view_tokens,
     })
 }
 

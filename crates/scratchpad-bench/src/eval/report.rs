@@ -73,11 +73,11 @@ pub fn render(run: &Evaluation) -> String {
 fn summary(out: &mut String, run: &Evaluation) {
     let _ = writeln!(
         out,
-        "| policy | total tokens | vs (a) | median tokens / question | answered | answer in context, ignoring the window | contexts > {} | contexts > {} | reads (total) | reads (mean) |",
+        "| policy | total tokens | vs (a) | median tokens / question | answered | answered from the first view alone (no read) | answer in context, ignoring the window | contexts > {} | contexts > {} | reads (total) | reads (mean) |",
         n(WINDOW_TOKENS),
         n(LARGE_WINDOW_TOKENS)
     );
-    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    out.push_str("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
     let inline_total: usize = of_policy(run, Policy::Inline)
         .map(|o| o.episode.tokens)
         .sum();
@@ -87,12 +87,14 @@ fn summary(out: &mut String, run: &Evaluation) {
         let reads: usize = rows.iter().map(|o| o.episode.reads).sum();
         let _ = writeln!(
             out,
-            "| {} | {} | {} | {} | {}/{} | {}/{} | {} | {} | {} | {:.2} |",
+            "| {} | {} | {} | {} | {}/{} | {}/{} | {}/{} | {} | {} | {} | {:.2} |",
             policy.label(),
             n(total),
             share(total, inline_total),
             n(median(rows.iter().map(|o| o.episode.tokens).collect())),
             rows.iter().filter(|o| o.correct()).count(),
+            rows.len(),
+            rows.iter().filter(|o| o.answered_without_reads()).count(),
             rows.len(),
             rows.iter().filter(|o| o.episode.found).count(),
             rows.len(),
@@ -142,7 +144,11 @@ fn breakdown<K: PartialEq + Copy>(
                 n(median(rows.iter().map(|o| o.episode.tokens).collect()))
             );
             if show_reads && policy == Policy::Scratchpad {
-                let _ = write!(out, " · {reads} reads");
+                let from_reference = rows.iter().filter(|o| o.answered_without_reads()).count();
+                let _ = write!(
+                    out,
+                    " · {reads} reads · {from_reference} from the reference"
+                );
             }
             out.push_str(" |");
         }

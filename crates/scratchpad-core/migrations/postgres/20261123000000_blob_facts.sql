@@ -10,3 +10,7 @@ UPDATE blobs b SET chunks = (SELECT COUNT(*) FROM chunks c WHERE c.blob = b.id);
 UPDATE blobs b SET mime = substring(e.preview from 'type=([^\]]+)\]')
 FROM entries e
 WHERE e.blob = b.id AND e.kind = 'binary';
+
+-- What the preview saw of a text entry (level counts, the search that finds its most severe lines,
+-- a test run's result line), as JSON: hints are built from it, never from the preview's text.
+ALTER TABLE entries ADD COLUMN profile TEXT;

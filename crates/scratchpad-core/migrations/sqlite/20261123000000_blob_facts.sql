@@ -10,3 +10,7 @@ UPDATE blobs SET mime = (
     WHERE e.blob = blobs.id AND e.kind = 'binary' AND instr(e.preview, 'type=') > 0
     LIMIT 1
 );
+
+-- What the preview saw of a text entry (level counts, the search that finds its most severe lines,
+-- a test run's result line), as JSON: hints are built from it, never from the preview's text.
+ALTER TABLE entries ADD COLUMN profile TEXT;

@@ -64,8 +64,20 @@ const MAX_COUNTED_OTHER_KEYS: usize = 256;
 /// cut prefix are merged.
 const MAX_KEY_CHARS: usize = 64;
 
-/// Longest sample value kept (chars).
+/// Longest sample value shown (chars).
 const MAX_SAMPLE_CHARS: usize = 40;
+
+/// Characters kept of a sampled string, so that samples sharing a long prefix (or suffix) can be
+/// shown by the part that tells them apart.
+const SAMPLE_KEEP_CHARS: usize = 120;
+
+/// A prefix (or suffix) shared by every string sample is shown once, when at least this long
+/// (chars).
+const MIN_SHARED_CHARS: usize = 12;
+
+/// Kinds of array item told apart (object key sets and scalar types); further kinds are counted
+/// together.
+const MAX_ITEM_KINDS: usize = 8;
 
 /// Leading samples kept per array (count); the last one is kept as well.
 const FIRST_SAMPLES: usize = 3;
@@ -107,6 +119,7 @@ pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<O
         budget: &budget,
         sample: None,
         ids: None,
+        kinds: None,
     };
     match seed
         .deserialize(&mut deserializer)
@@ -170,6 +183,39 @@ struct ArrStats {
     values: Samples,
     /// Values of identifying fields of object items, per [`ID_FIELDS`] entry.
     ids: IdSamples,
+    /// How many items of each kind (object key set or scalar type).
+    kinds: Kinds,
+}
+
+/// What kind an array item is: its type, and for objects which tracked keys it has (bit `i` for
+/// key `i` of the items' merged object, bit 63 for keys past those).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    Null,
+    Bool,
+    Number,
+    String,
+    Array,
+    Object(u64),
+}
+
+/// Counts of item kinds, the first [`MAX_ITEM_KINDS`] told apart.
+#[derive(Debug, Default)]
+struct Kinds {
+    seen: Vec<(Kind, u64)>,
+    other: u64,
+}
+
+impl Kinds {
+    fn record(&mut self, kind: Kind) {
+        if let Some((_, n)) = self.seen.iter_mut().find(|(k, _)| *k == kind) {
+            *n += 1;
+        } else if self.seen.len() < MAX_ITEM_KINDS {
+            self.seen.push((kind, 1));
+        } else {
+            self.other += 1;
+        }
+    }
 }
 
 type IdSamples = [Samples; ID_FIELDS.len()];
@@ -240,9 +286,33 @@ struct Samples {
     last: Option<Sample>,
 }
 
+impl Sample {
+    /// The same value as far as a preview can tell (strings as kept).
+    fn same(&self, other: &Sample) -> bool {
+        match (self, other) {
+            (Sample::Null, Sample::Null)
+            | (Sample::Array, Sample::Array)
+            | (Sample::Object, Sample::Object) => true,
+            (Sample::Bool(a), Sample::Bool(b)) => a == b,
+            (Sample::Num(a), Sample::Num(b)) => a.to_string() == b.to_string(),
+            (Sample::Str(a), Sample::Str(b)) => a.text == b.text,
+            _ => false,
+        }
+    }
+
+    fn is_str(&self, s: &str) -> bool {
+        matches!(self, Sample::Str(text) if text.text == cut_chars(s, SAMPLE_KEEP_CHARS).0)
+    }
+}
+
 impl Samples {
+    /// Keeps the first [`FIRST_SAMPLES`] distinct values and the latest one unlike them: three
+    /// copies of one value tell the model nothing.
     fn record(&mut self, sample: Sample) {
         self.count += 1;
+        if self.first.iter().any(|seen| seen.same(&sample)) {
+            return;
+        }
         if self.first.len() < FIRST_SAMPLES {
             self.first.push(sample);
         } else {
@@ -251,15 +321,24 @@ impl Samples {
     }
 
     fn record_str(&mut self, s: &str) {
+        if self.first.iter().any(|seen| seen.is_str(s)) {
+            self.count += 1;
+            return;
+        }
         if self.first.len() < FIRST_SAMPLES {
-            self.record(Sample::Str(Text::new(s, MAX_SAMPLE_CHARS)));
+            self.record(Sample::Str(Text::new(s, SAMPLE_KEEP_CHARS)));
             return;
         }
         self.count += 1;
         match &mut self.last {
-            Some(Sample::Str(text)) => text.set(s, MAX_SAMPLE_CHARS),
-            last => *last = Some(Sample::Str(Text::new(s, MAX_SAMPLE_CHARS))),
+            Some(Sample::Str(text)) => text.set(s, SAMPLE_KEEP_CHARS),
+            last => *last = Some(Sample::Str(Text::new(s, SAMPLE_KEEP_CHARS))),
         }
+    }
+
+    /// How many distinct values were shown: the kept firsts, and the last if kept.
+    fn shown(&self) -> usize {
+        self.first.len() + usize::from(self.last.is_some())
     }
 }
 
@@ -398,6 +477,8 @@ struct ValueSeed<'a> {
     sample: Option<&'a mut Samples>,
     /// Set for array items: identifying fields of an object item go here.
     ids: Option<&'a mut IdSamples>,
+    /// Set for array items: the item's kind is counted here.
+    kinds: Option<&'a mut Kinds>,
 }
 
 impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
@@ -411,6 +492,16 @@ impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
 impl ValueSeed<'_> {
     fn scalar<E>(self, record: impl FnOnce(&mut Slot), sample: Sample) -> Result<(), E> {
         record(self.slot);
+        if let Some(kinds) = self.kinds {
+            kinds.record(match sample {
+                Sample::Null => Kind::Null,
+                Sample::Bool(_) => Kind::Bool,
+                Sample::Num(_) => Kind::Number,
+                Sample::Str(_) => Kind::String,
+                Sample::Array => Kind::Array,
+                Sample::Object => Kind::Object(0),
+            });
+        }
         if let Some(samples) = self.sample {
             samples.record(sample);
         }
@@ -458,6 +549,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
 
     fn visit_str<E>(self, value: &str) -> Result<(), E> {
         self.slot.record_str(value);
+        if let Some(kinds) = self.kinds {
+            kinds.record(Kind::String);
+        }
         if let Some(samples) = self.sample {
             samples.record_str(value);
         }
@@ -470,8 +564,12 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             depth,
             budget,
             sample,
+            kinds,
             ..
         } = self;
+        if let Some(kinds) = kinds {
+            kinds.record(Kind::Array);
+        }
         let tracked = depth < TRACK_DEPTH;
         let arr = slot.arr.get_or_insert_with(|| {
             Box::new(ArrStats {
@@ -482,7 +580,11 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         let mut len = 0u64;
         if tracked {
             let ArrStats {
-                items, values, ids, ..
+                items,
+                values,
+                ids,
+                kinds,
+                ..
             } = &mut **arr;
             while seq
                 .next_element_seed(ValueSeed {
@@ -491,6 +593,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                     budget,
                     sample: Some(values),
                     ids: Some(ids),
+                    kinds: Some(kinds),
                 })?
                 .is_some()
             {
@@ -515,7 +618,10 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             budget,
             sample,
             mut ids,
+            kinds,
         } = self;
+        // Which keys this object has, for its array's kinds.
+        let mut key_set = 0u64;
         let tracked = depth < TRACK_DEPTH;
         let obj = slot.obj.get_or_insert_with(|| {
             Box::new(ObjStats {
@@ -535,6 +641,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 budget,
             })? {
                 len += 1;
+                key_set |= 1 << found.unwrap_or(63).min(63);
                 match found.and_then(|i| obj.keys.get_mut(i).map(|entry| (i, entry))) {
                     Some((i, entry)) => {
                         hint = i + 1;
@@ -549,6 +656,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                             budget,
                             sample,
                             ids: None,
+                            kinds: None,
                         })?;
                     }
                     None => {
@@ -563,6 +671,9 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
             }
         }
         update_range(&mut obj.count, &mut obj.min_keys, &mut obj.max_keys, len);
+        if let Some(kinds) = kinds {
+            kinds.record(Kind::Object(if tracked { key_set } else { 0 }));
+        }
         if let Some(samples) = sample {
             samples.record(Sample::Object);
         }
@@ -885,6 +996,9 @@ fn array_children(arr: &ArrStats, level: usize, detail: &Detail, out: &mut Vec<S
     if !detail.samples {
         return;
     }
+    if let Some(kinds) = kinds_line(arr) {
+        out.push(format!("{}{kinds}", indent(level)));
+    }
     // A field already listed with all its distinct values needs no samples.
     let listed_as_enum = |field: &str| {
         arr.items.obj.as_ref().is_some_and(|obj| {
@@ -921,15 +1035,112 @@ fn shown_enum(slot: &Slot) -> Option<&[(String, u64)]> {
     (s.count > 1 && s.count >= 2 * values.len() as u64).then_some(values)
 }
 
+/// The distinct samples; strings that share a long prefix or suffix are shown by the part that
+/// tells them apart, with the shared part said once: `"…anyhow@1.0.86", "…serde@1.0.200"
+/// (all start "registry+https://github.com/rust-lang/crates.io-index#")`.
 fn sample_list(samples: &Samples) -> String {
-    let mut shown: Vec<String> = samples.first.iter().map(sample_text).collect();
+    let all: Vec<&Sample> = samples.first.iter().chain(samples.last.as_ref()).collect();
+    let strings: Vec<&Text> = all
+        .iter()
+        .filter_map(|s| match s {
+            Sample::Str(text) => Some(text),
+            _ => None,
+        })
+        .collect();
+    let (prefix, suffix) = if strings.len() >= 2 && strings.len() == all.len() {
+        shared_affixes(&strings)
+    } else {
+        (0, 0)
+    };
+    let text_of = |sample: &Sample| match sample {
+        Sample::Str(text) if prefix + suffix > 0 => distinct_part(text, prefix, suffix),
+        other => sample_text(other),
+    };
+    let mut shown: Vec<String> = samples.first.iter().map(text_of).collect();
     if let Some(last) = &samples.last {
-        if samples.count > samples.first.len() as u64 + 1 {
+        if samples.count > samples.shown() as u64 {
             shown.push("…".to_owned());
         }
-        shown.push(sample_text(last));
+        shown.push(text_of(last));
     }
-    shown.join(", ")
+    let mut out = shown.join(", ");
+    if let Some(first) = strings.first() {
+        if prefix > 0 {
+            let shared: String = first.text.chars().take(prefix).collect();
+            let (kept, cut) = cut_chars(&shared, 2 * MAX_SAMPLE_CHARS);
+            out.push_str(&format!(" (all start {})", quote(kept, cut)));
+        }
+        if suffix > 0 {
+            let chars = first.text.chars().count();
+            let shared: String = first.text.chars().skip(chars - suffix).collect();
+            out.push_str(&format!(" (all end {})", quote(&shared, false)));
+        }
+    }
+    out
+}
+
+/// Characters shared at the start and at the end of every string (0 when under
+/// [`MIN_SHARED_CHARS`]), cut back to a boundary between words so that the parts shown read well.
+fn shared_affixes(strings: &[&Text]) -> (usize, usize) {
+    let chars: Vec<Vec<char>> = strings.iter().map(|t| t.text.chars().collect()).collect();
+    let shortest = chars.iter().map(Vec::len).min().unwrap_or(0);
+    let mut prefix = (0..shortest)
+        .take_while(|&i| chars.iter().all(|c| c[i] == chars[0][i]))
+        .count();
+    // Back to just after a separator, and leave every value something of its own.
+    while prefix > 0
+        && (prefix == shortest
+            || chars[0][prefix - 1].is_alphanumeric() && chars[0][prefix].is_alphanumeric())
+    {
+        prefix -= 1;
+    }
+    if prefix < MIN_SHARED_CHARS {
+        prefix = 0;
+    }
+    // A cut string's end is not its end.
+    let mut suffix = if strings.iter().any(|t| t.cut) {
+        0
+    } else {
+        (0..shortest - prefix)
+            .take_while(|&i| {
+                chars
+                    .iter()
+                    .all(|c| c[c.len() - 1 - i] == chars[0][chars[0].len() - 1 - i])
+            })
+            .count()
+    };
+    let first = &chars[0];
+    while suffix > 0
+        && (prefix + suffix == shortest
+            || first[first.len() - suffix].is_alphanumeric()
+                && first[first.len() - suffix - 1].is_alphanumeric())
+    {
+        suffix -= 1;
+    }
+    if suffix < MIN_SHARED_CHARS {
+        suffix = 0;
+    }
+    (prefix, suffix)
+}
+
+/// `"…middle…"`: a string without its shared prefix and suffix, cut to [`MAX_SAMPLE_CHARS`].
+fn distinct_part(text: &Text, prefix: usize, suffix: usize) -> String {
+    let chars = text.text.chars().count();
+    let middle: String = text
+        .text
+        .chars()
+        .skip(prefix)
+        .take(chars - prefix - suffix)
+        .collect();
+    let (kept, cut) = cut_chars(&middle, MAX_SAMPLE_CHARS);
+    let mut out = quote(kept, cut || (text.cut && suffix == 0));
+    if prefix > 0 {
+        out.insert(1, '…');
+    }
+    if suffix > 0 && !cut {
+        out.insert(out.len() - 1, '…');
+    }
+    out
 }
 
 fn sample_text(sample: &Sample) -> String {
@@ -937,10 +1148,76 @@ fn sample_text(sample: &Sample) -> String {
         Sample::Null => "null".to_owned(),
         Sample::Bool(b) => b.to_string(),
         Sample::Num(n) => n.to_string(),
-        Sample::Str(text) => text.quoted(),
+        Sample::Str(text) => {
+            let (kept, cut) = cut_chars(&text.text, MAX_SAMPLE_CHARS);
+            quote(kept, cut || text.cut)
+        }
         Sample::Array => "[…]".to_owned(),
         Sample::Object => "{…}".to_owned(),
     }
+}
+
+/// `kinds: {id,name,price} ×40, {… +error} ×2, string ×1` for arrays whose object items do not
+/// all have the same keys; `None` when they do.
+fn kinds_line(arr: &ArrStats) -> Option<String> {
+    let kinds = &arr.kinds;
+    let key_sets = kinds
+        .seen
+        .iter()
+        .filter(|(k, _)| matches!(k, Kind::Object(_)))
+        .count();
+    if key_sets < 2 {
+        return None;
+    }
+    let names: Vec<&str> = arr
+        .items
+        .obj
+        .as_ref()
+        .map(|obj| obj.keys.iter().map(|k| k.name.text.as_str()).collect())
+        .unwrap_or_default();
+    let mut seen: Vec<&(Kind, u64)> = kinds.seen.iter().collect();
+    seen.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+    let base = seen.iter().find_map(|(k, _)| match k {
+        Kind::Object(mask) => Some(*mask),
+        _ => None,
+    });
+    let name = |bit: u32| -> String {
+        match names.get(bit as usize) {
+            Some(name) if bit < 63 => cut_chars(name, 16).0.to_owned(),
+            _ => "…".to_owned(),
+        }
+    };
+    let bits = |mask: u64| (0..64).filter(move |b| mask & (1 << b) != 0);
+    let label = |kind: &Kind| -> String {
+        match *kind {
+            Kind::Null => "null".to_owned(),
+            Kind::Bool => "boolean".to_owned(),
+            Kind::Number => "number".to_owned(),
+            Kind::String => "string".to_owned(),
+            Kind::Array => "array".to_owned(),
+            Kind::Object(mask) if Some(mask) == base => {
+                let listed: Vec<String> = bits(mask).take(6).map(name).collect();
+                let more = if bits(mask).count() > 6 { ",…" } else { "" };
+                format!("{{{}{more}}}", listed.join(","))
+            }
+            Kind::Object(mask) => {
+                let base = base.unwrap_or(0);
+                let added = bits(mask & !base).take(4).map(|b| format!("+{}", name(b)));
+                let removed = bits(base & !mask).take(4).map(|b| format!("-{}", name(b)));
+                let changes: Vec<String> = added.chain(removed).collect();
+                format!("{{… {}}}", changes.join(" "))
+            }
+        }
+    };
+    let mut parts: Vec<String> = seen
+        .iter()
+        .map(|(kind, n)| format!("{} ×{}", label(kind), thousands(*n)))
+        .collect();
+    if kinds.other > 0 {
+        parts.push(format!("other ×{}", thousands(kinds.other)));
+    }
+    let total = seen.len() + usize::from(kinds.other > 0);
+    Some(format!("{total} kinds: {}", parts.join(", ")))
 }
 
 fn range(min: u64, max: u64) -> String {
@@ -1155,7 +1432,63 @@ mod tests {
   "status": string(6..8):
     values: "active" ×3, "inactive" ×1
   "score" (in 2 of 4): number 1.5..7
+  2 kinds: {id,email,status} ×2, {… +score -email} ×2
   samples of .id: 1, 2, 3, 4"#
+        );
+    }
+
+    /// Regression: the `.id` samples of `cargo metadata` showed the same 40-character prefix three
+    /// times.
+    #[test]
+    fn samples_show_what_tells_long_ids_apart() {
+        let packages: Vec<Value> = ["anyhow@1.0.86", "serde@1.0.200", "serde_json@1.0.120", "tokio@1.40.0", "zstd@0.13.2"]
+            .iter()
+            .map(|p| json!({"id": format!("registry+https://github.com/rust-lang/crates.io-index#{p}"), "name": p.split('@').next()}))
+            .collect();
+        let out = preview_value(&json!({ "packages": packages }));
+        assert!(
+            out.contains(r#"samples of .id: "…anyhow@1.0.86", "…serde@1.0.200", "…serde_json@1.0.120", …, "…zstd@0.13.2" (all start "registry+https://github.com/rust-lang/crates.io-index#")"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn samples_with_a_shared_suffix_show_their_start() {
+        let hosts: Vec<Value> = ["alpha", "beta", "gamma"]
+            .iter()
+            .map(|h| json!({"name": format!("{h}.internal.cluster.example.com")}))
+            .collect();
+        let out = preview_value(&Value::Array(hosts));
+        assert!(
+            out.contains(r#"samples of .name: "alpha…", "beta…", "gamma…" (all end ".internal.cluster.example.com")"#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn samples_are_distinct_values() {
+        let items: Vec<Value> = ["a", "a", "a", "a", "b", "a", "c", "d", "e"]
+            .iter()
+            .enumerate()
+            .map(|(i, n)| json!({"name": n, "n": i}))
+            .collect();
+        let out = preview_value(&Value::Array(items));
+        assert!(
+            out.contains(r#"samples of .name: "a", "b", "c", …, "e""#),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn heterogeneous_arrays_show_their_kinds() {
+        let mut items: Vec<Value> = (0..40).map(|i| json!({"a": i, "b": "x"})).collect();
+        items.push(json!({"a": 1, "c": true}));
+        items.push(json!({"a": 2, "c": false}));
+        items.push(json!("stray"));
+        let out = preview_value(&Value::Array(items));
+        assert!(
+            out.contains("3 kinds: {a,b} ×40, {… +c -b} ×2, string ×1"),
+            "{out}"
         );
     }
 

@@ -1,15 +1,31 @@
 //! What the model sees instead of the content: text head and tail with exact omitted counts and
 //! notable lines, JSON shape, binary fingerprint.
+//!
+//! Text previews know what a line is: [`severity`] classifies each line by the conventions real
+//! programs use, [`template`] masks its variable parts, and [`profile`] groups lines by template and
+//! follows tracebacks, stack traces and panics, so that a preview lists the most severe and rarest
+//! lines once each with their counts, and carries a [`TextProfile`] (level counts, a
+//! [`GrepSuggestion`] that finds those lines, the result line of a test run or build) to store with
+//! the entry. The summary read ([`summary`]) lists every template of an entry.
 
 pub mod binary;
+pub mod hint;
 pub mod json;
+pub mod profile;
+pub mod severity;
+// The summary read lives with the readers; it shares the profiler above.
+pub use crate::read::summary;
+pub mod template;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
 
 pub use binary::{binary_preview, sniff_mime, thousands};
+pub use hint::GrepSuggestion;
 pub use json::json_shape_preview;
-pub use text::{TextPreview, TextPreviewBuilder, text_preview};
+pub use profile::{LevelCounts, NumberedLine, TextProfile};
+pub use severity::{Level, LineKind};
+pub use text::{TextPreview, TextPreviewBuilder, max_preview_chars, text_preview};
 
 /// How much of an entry a preview shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -19,7 +35,8 @@ pub struct PreviewConfig {
     pub head_chars: usize,
     /// Characters kept from the end, cut forward to a line boundary.
     pub tail_chars: usize,
-    /// Notable lines from the omitted middle listed at most from its start, and as many from its end.
+    /// Half the lines a preview lists from the omitted middle (groups of notable lines, most severe
+    /// first, with their details): at most twice this many.
     pub notable_lines: usize,
     /// Characters shown of each notable line.
     pub notable_line_chars: usize,

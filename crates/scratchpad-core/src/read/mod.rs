@@ -7,6 +7,7 @@ mod json;
 mod reply;
 mod slice;
 pub(crate) mod source;
+pub mod summary;
 
 use serde::{Deserialize, Serialize};
 
@@ -65,6 +66,11 @@ pub enum ReadMode {
         #[serde(default)]
         force: bool,
     },
+    /// The entry's line templates with counts, level, first and last line and an example, most
+    /// severe first; `from` is the first template to list (1-based; continuations use it).
+    Summary {
+        from: Option<u64>,
+    },
 }
 
 impl ReadMode {
@@ -90,6 +96,7 @@ impl ReadMode {
             Self::Json { .. } => "json",
             Self::Bytes { .. } => "bytes",
             Self::Full { .. } => "full",
+            Self::Summary { .. } => "summary",
         }
     }
 }
@@ -190,5 +197,52 @@ pub(crate) fn read(
             let budget = limits.budget_given.then_some(budget);
             slice::full(info, &content, *force, budget, limits.full_max_chars)
         }
+        ReadMode::Summary { from } => {
+            text_only("summary")?;
+            read_summary(info, &content, from.unwrap_or(1), budget)
+        }
     }
+}
+
+/// A page of the entry's templates, one streaming pass over it.
+fn read_summary(
+    info: &crate::model::EntryInfo,
+    content: &EntryContent<'_>,
+    from: u64,
+    budget: u64,
+) -> Result<ReadReply> {
+    if from == 0 {
+        return Err(Error::invalid(
+            "templates are numbered from 1; start the summary at template 1 or later",
+        ));
+    }
+    let options = summary::SummaryOptions {
+        skip: usize::try_from(from - 1).unwrap_or(usize::MAX),
+        budget_chars: usize::try_from(budget).unwrap_or(usize::MAX),
+    };
+    let page = summary::summarize(content.reader_at_byte(0)?, &options).map_err(source::from_io)?;
+    let location = if page.rows.is_empty() {
+        format!(
+            "summary of {} lines: no templates from {} on (there are {})",
+            thousands(page.lines),
+            thousands(from),
+            thousands(page.templates as u64)
+        )
+    } else {
+        format!(
+            "summary of {} lines: templates {}–{} of {}",
+            thousands(page.lines),
+            thousands(page.skipped as u64 + 1),
+            thousands((page.skipped + page.rows.len()) as u64),
+            thousands(page.templates as u64)
+        )
+    };
+    let continuation = page.next_skip().map(|skip| ReadMode::Summary {
+        from: Some(skip as u64 + 1),
+    });
+    Ok(ReadReply {
+        truncated: continuation.is_some(),
+        continuation,
+        ..ReadReply::new(info, page.render(), location)
+    })
 }

@@ -129,6 +129,7 @@ impl Scratchpad {
             pinned: commit.pinned,
             condition: commit.condition,
             search_text: ingested.search_text,
+            profile: ingested.profile,
             stats: ingested.stats,
             now,
         };

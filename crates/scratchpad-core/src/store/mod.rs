@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
 use crate::model::{EntryInfo, Kind, Source};
+use crate::preview::TextProfile;
 
 /// Target size of a stored chunk (bytes). Text chunks end on a character boundary, so a few bytes less.
 pub const CHUNK_BYTES: usize = 256 * 1024;
@@ -118,6 +119,8 @@ pub struct EntryWrite {
     pub condition: WriteCondition,
     /// Text for full-text search (bounded by the caller).
     pub search_text: String,
+    /// What the preview saw of text content.
+    pub profile: Option<TextProfile>,
     pub stats: BlobStats,
     pub now: i64,
 }

@@ -148,7 +148,7 @@ impl Backend for Postgres {
                 "SELECT hits.rowid, hits.session, hits.name, hits.id, hits.kind, hits.blob, hits.bytes, \
                  hits.chars, hits.lines, hits.hash, hits.preview, hits.source, hits.meta, hits.turn, \
                  hits.created_at, hits.updated_at, hits.accessed_at, hits.expires_at, hits.pinned, \
-                 hits.version, hits.chunks, hits.mime, \
+                 hits.version, hits.chunks, hits.mime, hits.profile, \
                  ts_headline('simple', hits.body, websearch_to_tsquery('simple', ?2), \
                  'StartSel=\"«\", StopSel=\"»\", MaxWords=16, MinWords=6, ShortWord=0, MaxFragments=1, FragmentDelimiter=\"…\"') \
                  FROM (SELECT ",

@@ -22,7 +22,7 @@ macro_rules! entry_columns {
     () => {
         "e.rowid, e.session, e.name, e.id, e.kind, e.blob, e.bytes, e.chars, e.lines, e.hash, \
          e.preview, e.source, e.meta, e.turn, e.created_at, e.updated_at, e.accessed_at, \
-         e.expires_at, e.pinned, e.version, b.chunks, b.mime"
+         e.expires_at, e.pinned, e.version, b.chunks, b.mime, e.profile"
     };
 }
 pub(crate) use entry_columns;
@@ -372,6 +372,13 @@ fn entry_from_row(row: &dyn Row) -> Result<(i64, Entry), Fail> {
         pinned: row.flag(18)?,
         version: row.count(19)?,
         mime: row.opt_text(21)?,
+        profile: match row.opt_text(22)? {
+            Some(json) => Some(
+                serde_json::from_str(&json)
+                    .map_err(|e| corrupt("an unreadable profile", e.to_string()))?,
+            ),
+            None => None,
+        },
     };
     let chunks = u32::try_from(row.int(20)?).map_err(|_| {
         corrupt(
@@ -675,6 +682,10 @@ fn commit_entry(
     let blob_id = settle_blob(c, dialect, &write.stats, blob)?;
     let source = serde_json::to_string(&write.source).unwrap_or_else(|_| "{}".into());
     let meta = serde_json::to_string(&write.meta).unwrap_or_else(|_| "null".into());
+    let profile = write
+        .profile
+        .as_ref()
+        .and_then(|p| serde_json::to_string(p).ok());
     let preview = storable(&write.preview);
     let fields = [
         Param::Text(write.kind.as_str()),
@@ -691,6 +702,7 @@ fn commit_entry(
         Param::Int(now),
         Param::OptInt(write.expires_at),
         Param::Bool(write.pinned),
+        Param::OptText(profile.as_deref()),
     ];
     let key = match &existing {
         Some((key, old)) => {
@@ -699,7 +711,8 @@ fn commit_entry(
             c.execute(
                 "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
                  preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
-                 accessed_at = ?13, expires_at = ?14, pinned = ?15, version = version + 1 WHERE rowid = ?1",
+                 accessed_at = ?13, expires_at = ?14, pinned = ?15, profile = ?16, version = version + 1 \
+                 WHERE rowid = ?1",
                 &params,
             )?;
             if old.blob != blob_id {
@@ -717,8 +730,8 @@ fn commit_entry(
             params.extend(fields);
             c.one(
                 "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
-                 source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, version) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, ?17, 1) \
+                 source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, profile, version) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, ?17, ?18, 1) \
                  RETURNING rowid",
                 &params,
                 |r| r.int(0),
@@ -1109,7 +1122,7 @@ impl<B: Backend> Store for SqlStore<B> {
                         let (_, entry) = entry_from_row(r)?;
                         Ok(SearchHit {
                             entry: entry.info,
-                            snippet: r.text(22)?,
+                            snippet: r.text(23)?,
                         })
                     },
                 )?;

@@ -1,6 +1,8 @@
 mod bad_inputs;
 mod concurrency;
+mod corpus;
 mod crash;
+mod formats;
 mod lifecycle;
 mod notes;
 #[cfg(feature = "postgres")]
@@ -9,3 +11,4 @@ mod previews;
 mod reads;
 mod references;
 mod sessions;
+mod summaries;

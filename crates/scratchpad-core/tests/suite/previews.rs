@@ -1,9 +1,40 @@
 //! Preview invariants and snapshots.
 
 use proptest::prelude::*;
-use scratchpad_core::preview::{PreviewConfig, text_preview};
+use scratchpad_core::preview::summary::{SummaryOptions, summarize};
+use scratchpad_core::preview::{Level, PreviewConfig, max_preview_chars, text_preview};
 
 use crate::common::log_with_errors;
+
+/// Lines in the shapes the classifier knows, with numbers, ids and words that vary.
+fn format_line() -> impl Strategy<Value = String> {
+    let shapes = prop_oneof![
+        (0u32..99_999).prop_map(|n| format!("2026-11-21T10:00:01Z INFO worker {n}: done")),
+        (0u32..999)
+            .prop_map(|n| format!("2026-11-21T10:00:01Z ERROR upstream timeout after {n} ms")),
+        "[a-z]{1,8}".prop_map(|w| format!("2026-11-21T10:00:01Z WARN cache {w} cold")),
+        "[a-z]{1,8}".prop_map(|w| format!("FATAL pool {w} exhausted")),
+        (0u32..99).prop_map(|n| format!("time=\"x\" level=error msg=\"failed\" n={n}")),
+        (0u32..99).prop_map(|n| format!("{{\"level\":\"warn\",\"n\":{n}}}")),
+        (0u32..99).prop_map(|n| format!("<3>Nov 21 10:00:0{} host app: boom", n % 10)),
+        Just("E/AndroidRuntime( 4211): FATAL EXCEPTION: main".to_owned()),
+        Just("Traceback (most recent call last):".to_owned()),
+        Just("  File \"x.py\", line 1, in <module>".to_owned()),
+        Just("ValueError: bad".to_owned()),
+        Just("java.lang.IllegalStateException: boom".to_owned()),
+        Just("\tat com.example.Foo.bar(Foo.java:12)".to_owned()),
+        Just("Caused by: java.io.IOException: disk".to_owned()),
+        Just("thread 'main' panicked at src/main.rs:2:5:".to_owned()),
+        Just("assertion failed".to_owned()),
+        Just("error[E0308]: mismatched types".to_owned()),
+        Just("  --> src/a.rs:1:2".to_owned()),
+        Just("test a::b ... FAILED".to_owned()),
+        Just("test result: FAILED. 1 passed; 1 failed".to_owned()),
+        Just(String::new()),
+        "[a-zé€😀 ]{0,60}",
+    ];
+    shapes
+}
 
 fn small_config() -> PreviewConfig {
     PreviewConfig {
@@ -46,10 +77,9 @@ proptest! {
             let after_marker = &preview.text[marker..];
             let tail_start = after_marker.find("...]\n").unwrap() + 5;
             let tail = &after_marker[tail_start..];
-            let tail = if tail.starts_with("[notable") {
-                &tail[tail.find("[... end of notable lines ...]\n").unwrap() + 31..]
-            } else {
-                tail
+            let tail = match tail.find("[... end of notable lines ...]\n") {
+                Some(end) => &tail[end + 31..],
+                None => tail.strip_prefix(tail.lines().next().filter(|l| l.starts_with("[levels: ")).map_or("", |l| &tail[..l.len() + 1])).unwrap_or(tail),
             };
             prop_assert!(text.ends_with(tail), "tail {:?} not a suffix", tail);
             prop_assert!(tail.chars().count() <= config.tail_chars);
@@ -60,6 +90,45 @@ proptest! {
             let stated = format!("[... {} characters omitted", scratchpad_core::preview::thousands(exact as u64));
             prop_assert!(preview.text.contains(&stated), "{} not in {}", stated, preview.text);
             let _ = omitted;
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Every line lands in exactly one level (or none), in the preview's counts and in the
+    /// summary's templates; the preview stays within its budget.
+    #[test]
+    fn grouping_never_loses_a_line(
+        lines in proptest::collection::vec(format_line(), 1..400),
+        trailing_newline in any::<bool>(),
+    ) {
+        let mut text = lines.join("\n");
+        if trailing_newline {
+            text.push('\n');
+        }
+        let newlines = text.matches('\n').count() as u64;
+        let line_count = if text.is_empty() { 0 } else { newlines + u64::from(!text.ends_with('\n')) };
+        let config = PreviewConfig { head_chars: 200, tail_chars: 200, ..PreviewConfig::default() };
+        let preview = text_preview(&text, &config);
+        prop_assert!(preview.text.chars().count() <= max_preview_chars(&config));
+        prop_assert_eq!(preview.text.contains('\u{FFFD}'), text.contains('\u{FFFD}'));
+        if !preview.complete {
+            prop_assert_eq!(preview.profile.levels.total(), line_count);
+        }
+        let summary = summarize(text.as_bytes(), &SummaryOptions { skip: 0, budget_chars: usize::MAX }).unwrap();
+        prop_assert_eq!(summary.lines, line_count);
+        prop_assert_eq!(summary.levels.total(), line_count);
+        prop_assert_eq!(summary.rows.len(), summary.templates);
+        let listed: u64 = summary.rows.iter().map(|r| r.count).sum();
+        prop_assert_eq!(listed + summary.unlisted_lines, line_count);
+        for level in Level::ALL {
+            let in_rows: u64 = summary.rows.iter().filter(|r| r.level == Some(level)).map(|r| r.count).sum();
+            prop_assert_eq!(in_rows, summary.levels.get(level), "{:?}", level);
+        }
+        if !preview.complete {
+            prop_assert_eq!(preview.profile.levels, summary.levels);
         }
     }
 }
@@ -75,7 +144,20 @@ fn notable_lines_from_the_middle_carry_their_numbers() {
         "{}",
         preview.text
     );
+    // Lines of one form are one group: its first line, its count and span, and a later line.
+    assert!(
+        preview
+            .text
+            .contains("connection reset by peer  [×3, lines 5,000–10,000]"),
+        "{}",
+        preview.text
+    );
     assert!(preview.text.contains("7321: "), "{}", preview.text);
+    assert!(
+        preview.text.contains("[levels: 3 error, 9,997 info]"),
+        "{}",
+        preview.text
+    );
     // The last line is in the tail itself, shown verbatim.
     assert!(
         preview
@@ -95,4 +177,35 @@ fn snapshot_text_preview() {
 fn snapshot_single_long_line() {
     let line = "word ".repeat(1_000);
     insta::assert_snapshot!(text_preview(&line, &small_config()).text);
+}
+
+/// Past its cap of forms per level the preview still counts every line, and says that it stopped
+/// grouping.
+#[test]
+fn the_template_cap_is_stated() {
+    let mut rng = super::corpus::Rng::new(9);
+    let mut text = String::new();
+    for i in 0..20_000u64 {
+        if i % 40 == 7 {
+            // A new form of error line each time: letters only, so nothing is masked.
+            text.push_str(&format!(
+                "2026-11-21T10:00:01Z ERROR {} {} refused\n",
+                rng.word(8),
+                rng.word(6)
+            ));
+        } else {
+            text.push_str(&format!("2026-11-21T10:00:01Z INFO worker {i}: done\n"));
+        }
+    }
+    let preview = text_preview(&text, &PreviewConfig::default());
+    assert!(
+        preview.text.contains(
+            "[more than 200 forms of line at one level: 300 lines counted but not grouped]"
+        ),
+        "{}",
+        preview.text
+    );
+    assert!(preview.text.contains("[levels: 500 error, 19,500 info]"));
+    assert!(preview.profile.capped);
+    assert_eq!(preview.profile.levels.error, 500);
 }

@@ -45,7 +45,8 @@ pub struct ReadArgs {
     /// errors, ids, keys). `lines`: a numbered line range `from`..`to`. `tail`/`head`: the last/first `n`
     /// characters. `range`: characters `start`..`end`. `json`: a jq query (`.items[0].id`, `keys`,
     /// `.[] | select(.status=="failed")`). `bytes`: base64 of a binary entry. `full`: the whole entry,
-    /// refused for large entries unless `force`. Default: `full`.
+    /// refused for large entries unless `force`. `summary`: the forms its lines take, with counts,
+    /// most severe first. Default: `full`.
     pub mode: Option<ReadModeName>,
     /// head/tail: number of characters (default 2000).
     pub n: Option<u64>,
@@ -53,7 +54,7 @@ pub struct ReadArgs {
     pub start: Option<u64>,
     /// range: end character, exclusive (default: the end of the entry).
     pub end: Option<u64>,
-    /// lines: first line (1-based); grep: line to start searching at.
+    /// lines: first line (1-based); grep: line to start searching at; summary: first template.
     pub from: Option<u64>,
     /// lines: last line, inclusive (default: as many as fit the reply budget).
     pub to: Option<u64>,
@@ -89,6 +90,7 @@ pub enum ReadModeName {
     Json,
     Bytes,
     Full,
+    Summary,
 }
 
 /// `scratchpad_edit`.

@@ -306,7 +306,10 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
         (
             "from",
             args.from.is_some(),
-            matches!(mode, ReadModeName::Lines | ReadModeName::Grep),
+            matches!(
+                mode,
+                ReadModeName::Lines | ReadModeName::Grep | ReadModeName::Summary
+            ),
         ),
         ("to", args.to.is_some(), mode == ReadModeName::Lines),
         (
@@ -347,6 +350,7 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
             ReadModeName::Json => &["query"],
             ReadModeName::Bytes => &["offset", "length"],
             ReadModeName::Full => &["force"],
+            ReadModeName::Summary => &["from"],
         };
         let hint = if args.mode.is_none() {
             " (no mode was given, so it defaulted to full; set mode)".to_owned()
@@ -400,6 +404,7 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
         ReadModeName::Full => ReadMode::Full {
             force: args.force.unwrap_or(false),
         },
+        ReadModeName::Summary => ReadMode::Summary { from: args.from },
     })
 }
 
@@ -413,6 +418,7 @@ fn mode_str(mode: ReadModeName) -> &'static str {
         ReadModeName::Json => "json",
         ReadModeName::Bytes => "bytes",
         ReadModeName::Full => "full",
+        ReadModeName::Summary => "summary",
     }
 }
 

@@ -54,6 +54,7 @@ fn read_pairs(name: &str, mode: &ReadMode) -> Vec<(&'static str, Value)> {
             put("length", length.map(Value::from));
         }
         ReadMode::Full { force } => put("force", force.then(|| json!(true))),
+        ReadMode::Summary { from } => put("from", from.map(Value::from)),
     }
     pairs
 }

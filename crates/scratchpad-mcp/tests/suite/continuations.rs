@@ -46,6 +46,8 @@ fn modes() -> Vec<ReadMode> {
         },
         ReadMode::Full { force: false },
         ReadMode::Full { force: true },
+        ReadMode::Summary { from: None },
+        ReadMode::Summary { from: Some(31) },
     ]
 }
 

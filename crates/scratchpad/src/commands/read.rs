@@ -86,5 +86,8 @@ pub fn mode(args: &ReadArgs) -> anyhow::Result<ReadMode> {
             length: span.to.map(|to| to - span.from),
         });
     }
+    if let Some(from) = args.summary {
+        return Ok(ReadMode::Summary { from });
+    }
     Ok(ReadMode::Full { force: args.force })
 }

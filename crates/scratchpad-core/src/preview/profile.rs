@@ -1,0 +1,603 @@
+//! One pass over an entry's lines that counts them by level, groups them by template and follows
+//! the multi-line events (tracebacks, stack traces, panics, diagnostics) so that each counts once,
+//! anchored at the line that says what happened. Previews and the summary read share it.
+//!
+//! Memory is bounded whatever the input: at most a fixed number of templates per level, each
+//! with a few example lines cut to a fixed number of characters; lines past the cap are counted per
+//! level as not grouped.
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+use serde::{Deserialize, Serialize};
+
+use super::binary::thousands;
+use super::hint::{GrepSuggestion, LevelMarks, suggest};
+use super::severity::{How, Level, LineClass, LineKind, classify};
+use super::template::template;
+
+/// How many lines an entry has at each level; lines without a level are `unleveled`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct LevelCounts {
+    #[serde(skip_serializing_if = "is_zero")]
+    pub fatal: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub error: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub warning: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub notice: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub info: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub debug: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub trace: u64,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub unleveled: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+impl LevelCounts {
+    pub fn get(&self, level: Level) -> u64 {
+        match level {
+            Level::Fatal => self.fatal,
+            Level::Error => self.error,
+            Level::Warning => self.warning,
+            Level::Notice => self.notice,
+            Level::Info => self.info,
+            Level::Debug => self.debug,
+            Level::Trace => self.trace,
+        }
+    }
+
+    fn slot(&mut self, level: Option<Level>) -> &mut u64 {
+        match level {
+            Some(Level::Fatal) => &mut self.fatal,
+            Some(Level::Error) => &mut self.error,
+            Some(Level::Warning) => &mut self.warning,
+            Some(Level::Notice) => &mut self.notice,
+            Some(Level::Info) => &mut self.info,
+            Some(Level::Debug) => &mut self.debug,
+            Some(Level::Trace) => &mut self.trace,
+            None => &mut self.unleveled,
+        }
+    }
+
+    /// Every line, with a level or without.
+    pub fn total(&self) -> u64 {
+        Level::ALL.iter().map(|&l| self.get(l)).sum::<u64>() + self.unleveled
+    }
+
+    /// Lines that have a level.
+    pub fn leveled(&self) -> u64 {
+        self.total() - self.unleveled
+    }
+
+    /// The most severe level with at least one line.
+    pub fn most_severe(&self) -> Option<Level> {
+        Level::ALL.into_iter().find(|&l| self.get(l) > 0)
+    }
+
+    /// `2 fatal, 595 error, 31 warning, 190,000 info`: the levels present, most severe first.
+    pub fn render(&self) -> String {
+        Level::ALL
+            .iter()
+            .filter(|&&l| self.get(l) > 0)
+            .map(|&l| format!("{} {}", thousands(self.get(l)), l.name()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// What one pass learned about an entry's lines, small enough to store with the entry and render
+/// later in any face: counts per level, the search that finds the most severe lines, and the
+/// result line of a test run or build.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TextProfile {
+    pub levels: LevelCounts,
+    /// A search that finds the most severe lines (`None` when nothing is at warning or above).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grep: Option<GrepSuggestion>,
+    /// The most severe summary line of a test run or build (its latest occurrence).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<NumberedLine>,
+    /// Some level had more forms of line than were grouped; its lines were still counted.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub capped: bool,
+}
+
+/// A numbered line of an entry, cut to a preview's width.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NumberedLine {
+    /// 1-based line number.
+    pub line: u64,
+    pub text: String,
+}
+
+/// An occurrence of a group: the line, and what the event around it added.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Example {
+    pub line: NumberedLine,
+    /// The line that completes it: a panic's message, a diagnostic's location, an exception's root
+    /// cause (`Caused by: …`), a failed test's assertion.
+    pub detail: Option<NumberedLine>,
+    /// Where a multi-line event began (a traceback's first line), when not at this line.
+    pub from_line: Option<u64>,
+}
+
+/// Lines of one template at one level.
+#[derive(Debug, Clone)]
+pub(crate) struct Group {
+    pub level: Option<Level>,
+    pub kind: LineKind,
+    pub count: u64,
+    pub first_line: u64,
+    pub last_line: u64,
+    /// The first occurrence.
+    pub first: Example,
+    /// The first occurrence after the preview's head (previews only).
+    pub after_head: Option<Example>,
+    /// The latest two occurrences, newest first (previews only).
+    pub latest: [Option<Example>; 2],
+    /// The template (summaries only).
+    pub template: Option<String>,
+}
+
+/// Which lines get grouped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Track {
+    /// Notice and above, failed tests and summaries: what a preview lists.
+    Notable,
+    /// Every line: what a summary lists.
+    Everything,
+}
+
+/// The multi-line event the next lines may belong to.
+#[derive(Debug, Clone, Copy)]
+enum Pending {
+    None,
+    /// Inside a Python traceback that began on this line.
+    Traceback {
+        start: u64,
+        in_head: bool,
+    },
+    /// The event of `group` at line `anchor` may be completed by the next line(s).
+    Detail {
+        group: u32,
+        anchor: u64,
+        want: Want,
+        blank_left: u8,
+    },
+    /// Stack frames of an exception.
+    Frames {
+        group: u32,
+        anchor: u64,
+    },
+}
+
+/// What completes an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// A Rust panic's message, on the line after `panicked at …:`.
+    PanicMessage,
+    /// A rustc diagnostic's location: ` --> src/x.rs:1:2`.
+    Location,
+    /// A Go test's message: `    x_test.go:12: got 4, want 3`.
+    GoTestMessage,
+    /// Jest's first line after `● suite › test`.
+    JestMessage,
+}
+
+/// A hasher for keys that already are hashes.
+#[derive(Debug, Default, Clone, Copy)]
+struct Prehashed(u64);
+
+impl Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
+/// Groups per bucket (seven levels and "no level").
+const BUCKETS: usize = 8;
+
+fn bucket(level: Option<Level>) -> usize {
+    level.map_or(BUCKETS - 1, Level::rank)
+}
+
+/// Counts, groups and events of one entry, fed line by line.
+#[derive(Debug)]
+pub(crate) struct Profiler {
+    track: Track,
+    example_chars: usize,
+    cap_per_level: usize,
+    pub counts: LevelCounts,
+    pub groups: Vec<Group>,
+    index: HashMap<u64, u32, BuildHasherDefault<Prehashed>>,
+    per_bucket: [usize; BUCKETS],
+    /// Lines not grouped because their level already had `cap_per_level` templates.
+    pub ungrouped: [u64; BUCKETS],
+    pub marks: [LevelMarks; 7],
+    pending: Pending,
+    /// The Python traceback's first line, kept to anchor a traceback the input cuts short.
+    traceback_text: String,
+    scratch: Vec<u8>,
+}
+
+impl Profiler {
+    pub fn new(track: Track, example_chars: usize, cap_per_level: usize) -> Profiler {
+        Profiler {
+            track,
+            example_chars,
+            cap_per_level,
+            counts: LevelCounts::default(),
+            groups: Vec::new(),
+            index: HashMap::default(),
+            per_bucket: [0; BUCKETS],
+            ungrouped: [0; BUCKETS],
+            marks: Default::default(),
+            pending: Pending::None,
+            traceback_text: String::new(),
+            scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
+        }
+    }
+
+    /// True when some level had more templates than the cap.
+    pub fn capped(&self) -> bool {
+        self.ungrouped.iter().any(|&n| n > 0)
+    }
+
+    /// Feeds line `number` (1-based, without its newline). `in_head`: the preview shows it already.
+    pub fn line(&mut self, number: u64, line: &[u8], in_head: bool) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let class = classify(line);
+        match std::mem::replace(&mut self.pending, Pending::None) {
+            Pending::None => {}
+            Pending::Traceback {
+                start,
+                in_head: start_in_head,
+            } => {
+                if line.first().is_none_or(|&b| b == b' ' || b == b'\t') {
+                    self.pending = Pending::Traceback {
+                        start,
+                        in_head: start_in_head,
+                    };
+                    self.other(number, line, in_head, LineClass::NONE);
+                    return;
+                }
+                // The first line back at the margin is the exception: `ValueError: bad input`.
+                let name = line
+                    .iter()
+                    .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'))
+                    .count();
+                let class = LineClass {
+                    level: Some(Level::Error),
+                    kind: LineKind::Traceback,
+                    how: if name > 0 { How::Exception } else { How::None },
+                    start: 0,
+                    end: name as u32,
+                };
+                self.counts.error += 1;
+                self.record(number, line, in_head, &class, Some(start));
+                return;
+            }
+            Pending::Detail {
+                group,
+                anchor,
+                want,
+                blank_left,
+            } => {
+                if line.trim_ascii().is_empty() && blank_left > 0 {
+                    self.pending = Pending::Detail {
+                        group,
+                        anchor,
+                        want,
+                        blank_left: blank_left - 1,
+                    };
+                    self.other(number, line, in_head, class);
+                    return;
+                }
+                if completes(want, line) {
+                    self.set_detail(group, anchor, number, line, false);
+                    self.other(number, line, in_head, class);
+                    return;
+                }
+            }
+            Pending::Frames { group, anchor } => {
+                if class.kind == LineKind::Frame {
+                    let trimmed = line.trim_ascii_start();
+                    if trimmed.starts_with(b"Caused by: ") {
+                        // The last cause is the root cause: it replaces earlier ones.
+                        self.set_detail(group, anchor, number, trimmed, true);
+                    }
+                    self.pending = Pending::Frames { group, anchor };
+                    self.counts.unleveled += 1;
+                    self.other_template(number, line, in_head);
+                    return;
+                }
+            }
+        }
+        match class.kind {
+            LineKind::TracebackStart => {
+                self.pending = Pending::Traceback {
+                    start: number,
+                    in_head,
+                };
+                self.traceback_text =
+                    super::text::shorten(&String::from_utf8_lossy(line), self.example_chars);
+                self.other(number, line, in_head, class);
+            }
+            LineKind::Frame => self.other(number, line, in_head, LineClass::NONE),
+            _ => {
+                *self.counts.slot(class.level) += 1;
+                if !self.tracks(&class) {
+                    if self.track == Track::Everything {
+                        self.record(number, line, in_head, &class, None);
+                    }
+                    return;
+                }
+                let Some(group) = self.record(number, line, in_head, &class, None) else {
+                    return;
+                };
+                let want = match class.kind {
+                    LineKind::Panic if line.ends_with(b":") => Some((Want::PanicMessage, 0)),
+                    LineKind::Diagnostic => Some((Want::Location, 0)),
+                    LineKind::TestFailure if line.starts_with(b"--- FAIL") => {
+                        Some((Want::GoTestMessage, 0))
+                    }
+                    LineKind::TestFailure
+                        if class.how == How::Mark
+                            && line.trim_ascii_start().starts_with("●".as_bytes()) =>
+                    {
+                        Some((Want::JestMessage, 2))
+                    }
+                    LineKind::Exception => {
+                        self.pending = Pending::Frames {
+                            group,
+                            anchor: number,
+                        };
+                        None
+                    }
+                    _ => None,
+                };
+                if let Some((want, blank_left)) = want {
+                    self.pending = Pending::Detail {
+                        group,
+                        anchor: number,
+                        want,
+                        blank_left,
+                    };
+                }
+            }
+        }
+    }
+
+    /// A line that belongs to an event (or has no level of its own): counted, and grouped only
+    /// when every line is.
+    fn other(&mut self, number: u64, line: &[u8], in_head: bool, class: LineClass) {
+        *self.counts.slot(class.level) += 1;
+        if self.track == Track::Everything {
+            self.record(number, line, in_head, &class, None);
+        }
+    }
+
+    fn other_template(&mut self, number: u64, line: &[u8], in_head: bool) {
+        if self.track == Track::Everything {
+            self.record(number, line, in_head, &LineClass::NONE, None);
+        }
+    }
+
+    /// Lines a preview groups: notice and above, failed tests and summaries.
+    fn tracks(&self, class: &LineClass) -> bool {
+        match self.track {
+            Track::Everything => true,
+            Track::Notable => {
+                class.level.is_some_and(|l| l >= Level::Notice)
+                    || matches!(class.kind, LineKind::TestFailure | LineKind::Summary)
+            }
+        }
+    }
+
+    fn example(&self, number: u64, line: &[u8], from_line: Option<u64>) -> Example {
+        Example {
+            line: NumberedLine {
+                line: number,
+                text: super::text::shorten(&String::from_utf8_lossy(line), self.example_chars),
+            },
+            detail: None,
+            from_line,
+        }
+    }
+
+    /// Adds the line to its group (creating it under the cap) and returns the group's index.
+    fn record(
+        &mut self,
+        number: u64,
+        line: &[u8],
+        in_head: bool,
+        class: &LineClass,
+        from_line: Option<u64>,
+    ) -> Option<u32> {
+        if let Some(level) = class.level
+            && (level >= Level::Warning || class.kind == LineKind::TestFailure)
+        {
+            self.marks[level.rank()].note(number, class, line);
+        }
+        let kind_bits = match class.kind {
+            LineKind::Summary => 1u64,
+            LineKind::TestFailure => 2,
+            _ => 0,
+        };
+        let key = template(line, &mut self.scratch)
+            ^ (bucket(class.level) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            ^ kind_bits.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        let index = match self.index.get(&key) {
+            Some(&index) => index,
+            None => {
+                let b = bucket(class.level);
+                if self.per_bucket[b] >= self.cap_per_level {
+                    self.ungrouped[b] += 1;
+                    return None;
+                }
+                self.per_bucket[b] += 1;
+                let template = (self.track == Track::Everything)
+                    .then(|| String::from_utf8_lossy(&self.scratch).into_owned());
+                let first = self.example(number, line, from_line);
+                self.groups.push(Group {
+                    level: class.level,
+                    kind: class.kind,
+                    count: 0,
+                    first_line: number,
+                    last_line: number,
+                    first,
+                    after_head: None,
+                    latest: [None, None],
+                    template,
+                });
+                let index = (self.groups.len() - 1) as u32;
+                self.index.insert(key, index);
+                index
+            }
+        };
+        let keep_latest = self.track == Track::Notable;
+        let example = (keep_latest
+            || (!in_head && self.groups[index as usize].after_head.is_none()))
+        .then(|| self.example(number, line, from_line));
+        let group = &mut self.groups[index as usize];
+        group.count += 1;
+        group.last_line = number;
+        if !in_head && group.after_head.is_none() {
+            group.after_head = example.clone();
+        }
+        if keep_latest {
+            group.latest.swap(0, 1);
+            group.latest[0] = example;
+        }
+        Some(index)
+    }
+
+    /// Attaches `line` as the detail of the event at `anchor` in every example that holds it.
+    fn set_detail(&mut self, group: u32, anchor: u64, number: u64, line: &[u8], replace: bool) {
+        let detail = NumberedLine {
+            line: number,
+            text: super::text::shorten(
+                &String::from_utf8_lossy(line.trim_ascii()),
+                self.example_chars,
+            ),
+        };
+        let Some(group) = self.groups.get_mut(group as usize) else {
+            return;
+        };
+        let examples = std::iter::once(&mut group.first)
+            .chain(group.after_head.as_mut())
+            .chain(group.latest.iter_mut().flatten());
+        for example in examples {
+            if example.line.line == anchor && (replace || example.detail.is_none()) {
+                example.detail = Some(detail.clone());
+            }
+        }
+    }
+
+    /// Ends the input: a traceback it cut short is anchored at its first line.
+    pub fn finish(&mut self) {
+        if let Pending::Traceback { start, in_head } =
+            std::mem::replace(&mut self.pending, Pending::None)
+        {
+            // The traceback's first line was counted without a level; it becomes the error.
+            self.counts.unleveled = self.counts.unleveled.saturating_sub(1);
+            self.counts.error += 1;
+            let text = std::mem::take(&mut self.traceback_text);
+            let class = LineClass {
+                level: Some(Level::Error),
+                kind: LineKind::Traceback,
+                how: How::Phrase,
+                start: 0,
+                end: "Traceback".len() as u32,
+            };
+            if self.track == Track::Everything {
+                // Move the line from its unleveled template to the error group.
+                self.uncount_unleveled(start);
+            }
+            self.record(start, text.as_bytes(), in_head, &class, None);
+        }
+    }
+
+    /// Takes one line at `number` back out of the unleveled group that holds it.
+    fn uncount_unleveled(&mut self, number: u64) {
+        if let Some(group) = self.groups.iter_mut().find(|g| {
+            g.level.is_none()
+                && g.first_line <= number
+                && g.last_line >= number
+                && g.first.line.text.starts_with("Traceback")
+        }) {
+            group.count = group.count.saturating_sub(1);
+        }
+    }
+
+    /// The profile to store with the entry.
+    pub fn profile(&self) -> TextProfile {
+        TextProfile {
+            levels: self.counts,
+            grep: self.grep(),
+            summary: self.summary_line(),
+            capped: self.capped(),
+        }
+    }
+
+    /// Line counts per level, most severe first.
+    pub fn level_list(&self) -> Vec<(Level, u64)> {
+        Level::ALL
+            .iter()
+            .map(|&l| (l, self.counts.get(l)))
+            .collect()
+    }
+
+    /// The search that finds the most severe lines seen.
+    pub fn grep(&self) -> Option<GrepSuggestion> {
+        suggest(&self.level_list(), &self.marks)
+    }
+
+    /// The most severe summary line (its latest occurrence), if the entry has one.
+    pub fn summary_line(&self) -> Option<NumberedLine> {
+        self.groups
+            .iter()
+            .filter(|g| g.kind == LineKind::Summary)
+            .max_by_key(|g| (g.level, g.last_line))
+            .map(|g| match &g.latest[0] {
+                Some(latest) => latest.line.clone(),
+                None => g.first.line.clone(),
+            })
+    }
+}
+
+/// True when `line` completes an event waiting for `want`.
+fn completes(want: Want, line: &[u8]) -> bool {
+    let trimmed = line.trim_ascii_start();
+    match want {
+        Want::PanicMessage => {
+            !trimmed.is_empty()
+                && !trimmed.starts_with(b"note: ")
+                && !trimmed.starts_with(b"stack backtrace:")
+        }
+        Want::Location => trimmed.starts_with(b"--> "),
+        Want::GoTestMessage => {
+            line.first().is_some_and(|&b| b == b' ' || b == b'\t')
+                && memchr::memmem::find(trimmed, b".go:").is_some()
+        }
+        Want::JestMessage => !trimmed.is_empty(),
+    }
+}

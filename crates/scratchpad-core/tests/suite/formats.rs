@@ -1,0 +1,291 @@
+//! Previews of outputs in real formats: the most severe group is shown with its line number and
+//! count, and the suggested search, run as the engine's grep would run it, finds the planted lines
+//! and not the noise around them.
+
+use regex::RegexBuilder;
+use scratchpad_core::preview::{
+    Level, PreviewConfig, TextPreview, max_preview_chars, text_preview, thousands,
+};
+
+use super::corpus::{self, Planted, Sample};
+
+/// The planted line a preview must show first: the most severe level, then the rarest form, then
+/// the earliest line (in the omitted middle).
+fn expected_top(sample: &Sample, middle: (u64, u64)) -> (&Planted, u64) {
+    let count = |p: &Planted| sample.planted.iter().filter(|q| q.group == p.group).count() as u64;
+    let top = sample
+        .planted
+        .iter()
+        .filter(|p| p.line >= middle.0 && p.line <= middle.1)
+        .min_by_key(|p| (std::cmp::Reverse(p.level), count(p), p.line))
+        .unwrap_or_else(|| panic!("{}: nothing planted in the middle", sample.name));
+    (top, count(top))
+}
+
+/// The omitted line span the preview states: `lines A–B of N`.
+fn omitted_span(preview: &str) -> (u64, u64) {
+    let marker = preview
+        .lines()
+        .find(|l| l.starts_with("[... ") && l.contains(" characters omitted: lines "))
+        .unwrap();
+    let span = marker.split("lines ").nth(1).unwrap();
+    let (a, rest) = span.split_once('–').unwrap();
+    let b = rest.split(' ').next().unwrap();
+    let parse = |s: &str| s.replace(',', "").parse::<u64>().unwrap();
+    (parse(a), parse(b))
+}
+
+/// The preview line for line `number` (gutter `     1234: `).
+fn shown_line(preview: &str, number: u64) -> Option<&str> {
+    let gutter = format!("{number:>9}: ");
+    preview.lines().find(|l| l.starts_with(&gutter))
+}
+
+/// Runs every check on one sample and returns the text its snapshot records.
+fn check(sample: &Sample) -> (TextPreview, String) {
+    let preview = text_preview(&sample.text, &PreviewConfig::default());
+    let text = &preview.text;
+    assert!(!preview.complete, "{}", sample.name);
+    let middle = omitted_span(text);
+    let (top, count) = expected_top(sample, middle);
+    let shown = shown_line(text, top.line).unwrap_or_else(|| {
+        panic!(
+            "{}: line {} ({}) not shown:\n{text}",
+            sample.name, top.line, top.snippet
+        )
+    });
+    assert!(shown.contains(&top.snippet), "{}: {shown}", sample.name);
+    if count > 1 {
+        assert!(
+            shown.contains(&format!("×{}, lines ", thousands(count))),
+            "{}: no count ×{count} on {shown}",
+            sample.name
+        );
+    }
+    let levels = text.lines().find(|l| l.starts_with("[levels: ")).unwrap();
+    assert!(
+        levels.contains(top.level.name()),
+        "{}: {levels}",
+        sample.name
+    );
+
+    // The hint, run: it finds every planted line at the levels it covers, and not the noise.
+    let grep = preview
+        .profile
+        .grep
+        .as_ref()
+        .unwrap_or_else(|| panic!("{}: no grep suggestion", sample.name));
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    let lines: Vec<&str> = sample.text.lines().collect();
+    let floor = if sample.planted.iter().any(|p| p.level >= Level::Error) {
+        Level::Error
+    } else {
+        Level::Warning
+    };
+    for planted in sample.planted.iter().filter(|p| p.level >= floor) {
+        let line = lines[planted.line as usize - 1];
+        assert!(
+            regex.is_match(line),
+            "{}: /{}/ misses line {}: {line}",
+            sample.name,
+            grep.pattern,
+            planted.line
+        );
+    }
+    let noise = lines.iter().find(|l| l.contains(&sample.noise)).unwrap();
+    assert!(
+        !regex.is_match(noise),
+        "{}: /{}/ matches the noise {noise}",
+        sample.name,
+        grep.pattern
+    );
+    let matched = lines.iter().filter(|l| regex.is_match(l)).count() as u64;
+    let planted = sample.planted.iter().filter(|p| p.level >= floor).count() as u64;
+    assert!(
+        matched <= planted * 4 + 10,
+        "{}: /{}/ matches {matched} lines for {planted} planted",
+        sample.name,
+        grep.pattern
+    );
+    let profile = serde_json::to_string_pretty(&preview.profile).unwrap();
+    let snapshot = format!("{text}---- profile\n{profile}\n");
+    (preview, snapshot)
+}
+
+macro_rules! format_tests {
+    ($($name:ident),+ $(,)?) => {
+        $(
+            #[test]
+            fn $name() {
+                let sample = corpus::$name();
+                let (_, snapshot) = check(&sample);
+                insta::assert_snapshot!(concat!("format_", stringify!($name)), snapshot);
+            }
+        )+
+    };
+}
+
+format_tests!(
+    log4j,
+    logback,
+    python_logging,
+    logfmt,
+    json_level,
+    json_pino,
+    json_severity,
+    nginx_error,
+    apache_error,
+    access_log,
+    syslog_rfc3164,
+    syslog_rfc5424,
+    journald_short,
+    journald_json,
+    logcat_brief,
+    logcat_threadtime,
+    kubernetes_events,
+    klog,
+    postgres,
+    go_panic,
+    python_traceback,
+    jvm_exception,
+    cargo_nextest,
+    pytest,
+    go_test,
+    jest,
+    maven_surefire,
+    rustc,
+    gcc,
+    tsc,
+    javac,
+);
+
+#[test]
+fn cargo_test() {
+    let sample = corpus::cargo_test(5_000);
+    let (preview, snapshot) = check(&sample);
+    // The failing test's assertion message, not its backtrace frames.
+    assert!(
+        preview.text.contains(
+            "assertion `left == right` failed: balance after settlement of order ord_7F3K"
+        ),
+        "{}",
+        preview.text
+    );
+    assert!(!preview.text.contains("core::panicking::frame_3"));
+    insta::assert_snapshot!("format_cargo_test", snapshot);
+}
+
+/// A failing test among 190,000 passing ones: its name, panic message and the run's result line.
+#[test]
+fn cargo_test_with_190000_passing_tests() {
+    let sample = corpus::cargo_test(190_000);
+    let (preview, _) = check(&sample);
+    let failed = shown_line(&preview.text, sample.planted[0].line).unwrap();
+    assert!(failed.contains("balance_after_settlement ... FAILED"));
+    let summary = preview.profile.summary.as_ref().unwrap();
+    assert!(
+        summary
+            .text
+            .starts_with("test result: FAILED. 190000 passed; 1 failed")
+    );
+    assert_eq!(summary.line, sample.planted[2].line);
+}
+
+/// The brief's Java service: two FATAL lines among hundreds of one repeated ERROR.
+#[test]
+fn a_repeated_error_does_not_crowd_out_a_rare_fatal() {
+    let sample = corpus::log4j();
+    let (preview, _) = check(&sample);
+    let errors = sample
+        .planted
+        .iter()
+        .filter(|p| p.level == Level::Error)
+        .count();
+    assert!(errors > 300);
+    let rows: Vec<&str> = preview
+        .text
+        .lines()
+        .filter(|l| l.contains("Failed to deserialize event"))
+        .collect();
+    assert!(rows.len() <= 2, "{rows:?}");
+    assert!(rows[0].contains(&format!("[×{}, lines ", thousands(errors as u64))));
+    let grep = preview.profile.grep.unwrap();
+    assert!(grep.finds.starts_with("fatal at lines "), "{}", grep.finds);
+}
+
+/// Tracebacks count once, at the exception line, with where they began.
+#[test]
+fn a_python_traceback_is_one_event_at_its_exception() {
+    let sample = corpus::python_traceback();
+    let (preview, _) = check(&sample);
+    let planted = &sample.planted[0];
+    let shown = shown_line(&preview.text, planted.line).unwrap();
+    assert!(
+        shown.contains(&format!(
+            "traceback from line {}",
+            thousands(planted.line - 6)
+        )),
+        "{shown}"
+    );
+    assert_eq!(preview.profile.levels.error, 1);
+}
+
+/// A JVM exception shows its root cause with the first line.
+#[test]
+fn a_jvm_exception_shows_its_root_cause() {
+    let sample = corpus::jvm_exception();
+    let (preview, _) = check(&sample);
+    assert!(
+        preview
+            .text
+            .contains("Caused by: java.sql.SQLException: connection is closed"),
+        "{}",
+        preview.text
+    );
+    assert_eq!(preview.profile.levels.error, 1);
+}
+
+/// Go's test message follows its `--- FAIL:` line.
+#[test]
+fn a_go_test_failure_shows_its_message() {
+    let sample = corpus::go_test();
+    let (preview, _) = check(&sample);
+    assert!(
+        preview
+            .text
+            .contains("refund_test.go:42: refund = 19.99, want 20.00"),
+        "{}",
+        preview.text
+    );
+}
+
+/// The lower-case nginx levels are searched ignoring case, which finds `[error]` and `[crit]`.
+#[test]
+fn lower_case_levels_give_a_case_insensitive_search() {
+    let (preview, _) = check(&corpus::nginx_error());
+    let grep = preview.profile.grep.unwrap();
+    assert!(grep.ignore_case, "{grep:?}");
+    assert!(grep.pattern.contains(r"\[error\]"), "{grep:?}");
+}
+
+/// Every sample's preview stays within the bound a preview can take, and its profile counts every
+/// line.
+#[test]
+fn every_sample_previews_within_its_bound() {
+    let config = PreviewConfig::default();
+    let samples = corpus::all();
+    assert!(samples.len() >= 30);
+    for sample in samples {
+        let preview = text_preview(&sample.text, &config);
+        assert!(
+            preview.text.chars().count() <= max_preview_chars(&config),
+            "{}",
+            sample.name
+        );
+        let lines = sample.text.lines().count() as u64;
+        assert_eq!(preview.profile.levels.total(), lines, "{}", sample.name);
+    }
+}
