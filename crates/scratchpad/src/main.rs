@@ -1,5 +1,13 @@
 //! `scratchpad`: store whole tool outputs, show previews, read slices, keep notes — from a shell.
 
+// The argument structs' doc comments are `--help` text, written for a terminal (`<ANY>`, `[default:
+// …]`, bare URLs), not rustdoc markup.
+#![allow(
+    rustdoc::bare_urls,
+    rustdoc::broken_intra_doc_links,
+    rustdoc::invalid_html_tags
+)]
+
 mod cli;
 mod commands;
 mod format;

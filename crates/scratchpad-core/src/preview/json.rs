@@ -2,7 +2,7 @@
 //!
 //! Stored documents can be 100 MB–1 GB, so the document is never built in
 //! memory: serde_json drives a visitor that folds every value into a bounded
-//! summary ([`Slot`] tree) and skips what the summary cannot use. The tree is
+//! summary (`Slot` tree) and skips what the summary cannot use. The tree is
 //! bounded by constants (tracked depth, keys per object, samples per array),
 //! not by the document.
 //!
@@ -10,7 +10,7 @@
 //! summary, so `[{"id": 1}, {"id": 2}]` is described once as
 //! "object{1}" with `"id": number 1..2`.
 //!
-//! Nesting depth is not limited: only the first [`TRACK_DEPTH`] levels are
+//! Nesting depth is not limited: only the first `TRACK_DEPTH` levels are
 //! visited recursively; deeper values are skipped by serde_json's iterative
 //! `IgnoredAny` path, which has no recursion limit, so even a document nested
 //! 100,000 levels deep gets a preview.
