@@ -59,6 +59,14 @@ pub fn render(run: &Evaluation) -> String {
          rejected or cut, so it counts as unanswered. Policy (d) may issue at most {MAX_READS} reads.",
         n(WINDOW_TOKENS)
     );
+    let tools = scratchpad_mcp::tools::definitions_as_seen();
+    let _ = writeln!(
+        out,
+        "Tool surface: the MCP server's tool definitions as a model sees them (name, description, input \
+         schema) are {} characters of JSON, {} tokens, paid on every turn.",
+        n(tools.chars().count()),
+        n(super::tokens::count_tokens(&tools))
+    );
     out.push('\n');
     summary(&mut out, run);
     out.push('\n');

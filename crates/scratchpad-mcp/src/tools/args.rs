@@ -1,5 +1,6 @@
 //! The arguments of each scratchpad tool. The doc comments become the JSON Schema descriptions a model
-//! reads, so they say what a field is for and what its limits are.
+//! reads on every turn, so a field has one only where its name and type do not already say it; the
+//! tool's description carries the rest. Every tool names its entry `name` and also takes `ref`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,20 +9,19 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteArgs {
-    /// Name of the note or value, e.g. `plan`, `findings`, `decision-db`. Letters, digits, `.`, `_`, `-`;
-    /// starts with a letter or digit; at most 128 characters.
+    /// e.g. `plan`, `findings`: letters, digits, `.` `_` `-`, at most 128.
+    #[serde(alias = "ref")]
     pub name: String,
-    /// The text to store. Any size: large values are stored whole and you get a preview back.
+    /// Any size; a large value is stored whole and answered with a preview.
     pub content: String,
-    /// `overwrite` (default) replaces the entry or creates it; `append` adds `content` at the end.
+    /// `append` adds to the end.
     #[serde(default)]
     pub mode: WriteMode,
-    /// Only write if the entry is at this version (the version returned by your last write or read);
-    /// protects a note that another agent may have changed. Omit to write unconditionally.
+    /// Write only if the entry is still at this version (from your last write or read).
     pub if_version: Option<u64>,
-    /// How long to keep it: `never` (default for notes), or a duration such as `30m`, `24h`, `7d`.
+    /// `never` (notes' default) or e.g. `30m`, `7d`.
     pub ttl: Option<String>,
-    /// Pin it: never expires and is never evicted when the store is full.
+    /// Never expires, never evicted.
     pub pin: Option<bool>,
 }
 
@@ -38,43 +38,32 @@ pub enum WriteMode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadArgs {
-    /// The entry's name or id, as shown by a reference, `scratchpad_list` or `scratchpad_search`.
-    #[serde(rename = "ref")]
-    pub reference: String,
-    /// What to read. `grep`: lines matching a regex, with line numbers and context (best for logs:
-    /// errors, ids, keys). `lines`: a numbered line range `from`..`to`. `tail`/`head`: the last/first `n`
-    /// characters. `range`: characters `start`..`end`. `json`: a jq query (`.items[0].id`, `keys`,
-    /// `.[] | select(.status=="failed")`). `bytes`: base64 of a binary entry. `full`: the whole entry,
-    /// refused for large entries unless `force`. `summary`: the forms its lines take, with counts,
-    /// most severe first. Default: `full`.
+    /// Entry name or id.
+    #[serde(alias = "ref")]
+    pub name: String,
+    /// grep: regex `pattern` with `context` lines; lines: `from`-`to`; head/tail: `n` chars; range:
+    /// chars `start`-`end`; json: jq `query`; bytes: base64 from `offset`; summary: line templates with
+    /// counts; full (default): all, large ones only with `force`.
     pub mode: Option<ReadModeName>,
-    /// head/tail: number of characters (default 2000).
     pub n: Option<u64>,
-    /// range: first character (0-based).
     pub start: Option<u64>,
-    /// range: end character, exclusive (default: the end of the entry).
     pub end: Option<u64>,
-    /// lines: first line (1-based); grep: line to start searching at; summary: first template.
+    /// lines: first line (1-based); grep/summary: where to start.
     pub from: Option<u64>,
-    /// lines: last line, inclusive (default: as many as fit the reply budget).
+    /// Last line, inclusive.
     pub to: Option<u64>,
-    /// grep: a regular expression (Rust regex syntax, e.g. `ERROR|FATAL`, `user_id=\d+`).
+    /// Rust regex, e.g. `ERROR|FATAL`.
     pub pattern: Option<String>,
-    /// grep: lines of context before and after each match (default 0).
     pub context: Option<u64>,
-    /// grep: matching lines to show at most (default 100); the total count is always reported.
+    /// Default 100; the total is always counted.
     pub max_matches: Option<u64>,
-    /// grep: match case-insensitively.
     pub ignore_case: Option<bool>,
-    /// json: the jq query.
+    /// e.g. `.items[0].id`, `keys`.
     pub query: Option<String>,
-    /// bytes: first byte.
     pub offset: Option<u64>,
-    /// bytes: how many bytes (default 3000).
     pub length: Option<u64>,
-    /// full: read an entry larger than the full-read guard anyway.
     pub force: Option<bool>,
-    /// Largest reply in characters (default 8000). A cut reply ends with the exact call that continues it.
+    /// Reply budget (default 8000); a cut reply ends with the call that continues it.
     pub max_chars: Option<u64>,
 }
 
@@ -97,17 +86,13 @@ pub enum ReadModeName {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct EditArgs {
-    /// The note to change.
+    #[serde(alias = "ref")]
     pub name: String,
-    /// The exact text to replace (copy it from a read: whitespace and line breaks count). It must occur
-    /// exactly once unless `replace_all`.
+    /// Exact text, whitespace included; must occur once unless `replace_all`.
     pub old: String,
-    /// The text to put in its place (may be empty to delete `old`).
     pub new: String,
-    /// Replace every occurrence of `old`.
     #[serde(default)]
     pub replace_all: bool,
-    /// Only edit if the note is at this version.
     pub if_version: Option<u64>,
 }
 
@@ -115,19 +100,16 @@ pub struct EditArgs {
 #[derive(Debug, Default, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ListArgs {
-    /// Only entries of this kind.
     pub kind: Option<KindName>,
-    /// Only names starting with this text.
+    /// Names starting with this.
     pub prefix: Option<String>,
-    /// Only outputs of this tool (e.g. `read_file`).
+    /// Outputs of this tool.
     pub tool: Option<String>,
-    /// Only pinned (true) or unpinned (false) entries.
     pub pinned: Option<bool>,
-    /// Only entries tagged with this turn.
     pub turn: Option<String>,
-    /// Entries per page (default 50, at most 500).
+    /// Default 50, at most 500.
     pub limit: Option<usize>,
-    /// The `next_cursor` of the previous page.
+    /// The previous page's `next_cursor`.
     pub cursor: Option<String>,
 }
 
@@ -144,9 +126,8 @@ pub enum KindName {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DeleteArgs {
-    /// The entry's name or id.
+    #[serde(alias = "ref")]
     pub name: String,
-    /// Only delete if the entry is at this version.
     pub if_version: Option<u64>,
 }
 
@@ -154,10 +135,9 @@ pub struct DeleteArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words to look for (full-text, ranked). Searches names, notes, and the start and end of large
-    /// outputs; to search inside one large output use `scratchpad_read` with mode `grep`.
+    /// Words to look for.
     pub query: String,
-    /// Hits to return (default 10, at most 100).
+    /// Default 10, at most 100.
     pub limit: Option<usize>,
 }
 
@@ -165,12 +145,11 @@ pub struct SearchArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PinArgs {
-    /// The entry's name or id.
+    #[serde(alias = "ref")]
     pub name: String,
-    /// `true` (default) keeps it forever and protects it from eviction; `false` unpins it.
+    /// `false` unpins.
     #[serde(default = "yes")]
     pub pinned: bool,
-    /// Only change it if the entry is at this version.
     pub if_version: Option<u64>,
 }
 
@@ -178,12 +157,9 @@ pub struct PinArgs {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RenameArgs {
-    /// The entry's current name or id.
+    #[serde(alias = "ref")]
     pub name: String,
-    /// The new name (same rule as for writes). Renaming an automatic output such as `read_file_3` keeps
-    /// it beyond its 24 h lifetime.
     pub new_name: String,
-    /// Only rename if the entry is at this version.
     pub if_version: Option<u64>,
 }
 

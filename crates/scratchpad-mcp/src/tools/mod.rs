@@ -3,9 +3,10 @@
 
 pub mod args;
 pub mod render;
+mod schema;
 pub mod speak;
 
-use rmcp::handler::server::common::{schema_for_output, schema_for_type};
+use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use scratchpad_core::figures::counted;
@@ -40,55 +41,46 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         tool::<WriteArgs, EntrySummary>(
             WRITE,
-            "Save a note or a value in the scratchpad so it survives context compaction and restarts. Keep \
-             your plan, findings (with evidence), decisions and constraints here under short names, and \
-             update them as you go (mode=append adds to a note). Large values are stored whole and \
-             answered with a preview, so you can read slices of them later with scratchpad_read.",
+            "Save a note (plan, findings, decisions) or a value; it survives compaction and restarts. \
+             Large values come back as a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
             READ,
-            "Read part of a stored entry instead of the whole thing. Logs: mode=grep with a regex and \
-             context, or mode=lines around a line number the preview shows; the end: mode=tail; JSON: \
-             mode=json with a jq query; binary: mode=bytes. Replies are capped (default 8000 characters); \
-             a cut reply ends with the exact call that continues it. Errors name the valid range.",
+            "Read part of a stored entry: grep a log, lines around a number from its preview, the tail, \
+             a jq query on JSON. A cut reply ends with the call that continues it.",
             annotations(true, false, true),
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Change a note in place: replace the exact text `old` by `new`. `old` must occur once (or pass \
-             replace_all). Use it to tick off plan steps or correct a finding without rewriting the note.",
+            "Replace exact text `old` by `new` in a note, e.g. to tick off a plan step.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
             LIST,
-            "List the entries of this session, newest first, with sizes and previews. Call it at the start \
-             of a session to find the plan and notes you left, and whenever you need a name.",
+            "List this session's entries, newest first, with sizes and previews. Call it first to find \
+             the notes you left.",
             annotations(true, false, true),
         ),
         tool::<DeleteArgs, EntrySummary>(
             DELETE,
-            "Delete an entry for good (its name can then be reused). Use it for notes that are wrong or \
-             finished, not to save space: old outputs expire on their own.",
+            "Delete an entry for good. Old outputs expire on their own.",
             annotations(false, true, true),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
-            "Full-text search over this session's entries (names, notes, and the start and end of large \
-             outputs), ranked, with snippets. To find a line inside one large output use scratchpad_read \
-             with mode=grep.",
+            "Full-text search over names, notes and the ends of large outputs. Inside one output, \
+             read with mode=grep.",
             annotations(true, false, true),
         ),
         tool::<PinArgs, EntrySummary>(
             PIN,
-            "Pin an entry so it never expires and is never evicted (pinned=false undoes it). Pin an output \
-             you will need again after this turn.",
+            "Pin an entry: it never expires and is never evicted.",
             annotations(false, false, true),
         ),
         tool::<RenameArgs, EntrySummary>(
             RENAME,
-            "Rename an entry, e.g. give an automatic output name such as read_file_3 a meaningful one; a \
-             renamed output no longer expires.",
+            "Rename an entry; a renamed output no longer expires.",
             annotations(false, false, false),
         ),
     ]
@@ -202,19 +194,48 @@ fn dispatch(pad: &Scratchpad, tool: &str, args: JsonObject) -> Result<CallToolRe
     }
 }
 
-fn parse<T: DeserializeOwned>(tool: &str, args: JsonObject) -> Result<T, Failure> {
+fn parse<T: DeserializeOwned + JsonSchema>(tool: &str, args: JsonObject) -> Result<T, Failure> {
     serde_path_to_error::deserialize(serde_json::Value::Object(args)).map_err(|err| {
         let field = err.path().to_string();
-        let message = if field == "." {
-            err.inner().to_string()
+        let inner = err.inner().to_string();
+        let message = if let Some(unknown) = unknown_field(&inner) {
+            unknown_argument(unknown, &schema::input::<T>())
+        } else if field == "." {
+            format!("{inner}; the tool's input schema lists the arguments it takes")
         } else {
-            format!("`{field}`: {}", err.inner())
+            format!("`{field}`: {inner}")
         };
-        Failure::arguments(
-            tool,
-            format!("{message}; the tool's input schema lists the fields it takes"),
-        )
+        Failure::arguments(tool, message)
     })
+}
+
+/// The name in serde's "unknown field `x`, expected one of …".
+fn unknown_field(message: &str) -> Option<&str> {
+    message.strip_prefix("unknown field `")?.split('`').next()
+}
+
+/// "unknown argument `patern`: did you mean `pattern`?", with the arguments the tool takes.
+fn unknown_argument(unknown: &str, schema: &JsonObject) -> String {
+    let known: Vec<&str> = schema
+        .get("properties")
+        .and_then(serde_json::Value::as_object)
+        .map(|properties| properties.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let closest = known
+        .iter()
+        .map(|name| (strsim::damerau_levenshtein(unknown, name), *name))
+        .min();
+    let guess = match closest {
+        // Within two edits, or a third of the name for long ones: a slip, not another word.
+        Some((distance, name)) if distance <= 2.max(unknown.chars().count() / 3) => {
+            format!(": did you mean `{name}`?")
+        }
+        _ => ".".to_owned(),
+    };
+    format!(
+        "unknown argument `{unknown}`{guess} It takes `{}`.",
+        known.join("`, `")
+    )
 }
 
 fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
@@ -272,7 +293,7 @@ fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
             "max_chars must be at least 1; omit it for the default budget of 8000 characters",
         ));
     }
-    let reply = pad.read(&args.reference, &mode, budget)?;
+    let reply = pad.read(&args.name, &mode, budget)?;
     Ok(render::read_result(&reply))
 }
 
@@ -281,7 +302,7 @@ fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
 pub fn parse_read_call(arguments: JsonObject) -> Result<(String, ReadMode), String> {
     let args: ReadArgs = parse(READ, arguments).map_err(Failure::message)?;
     let mode = read_mode(&args).map_err(Failure::message)?;
-    Ok((args.reference, mode))
+    Ok((args.name, mode))
 }
 
 /// The read the arguments ask for; a missing argument is named together with the mode that needs it.
@@ -490,7 +511,7 @@ fn tool<A: JsonSchema + 'static, O: JsonSchema + 'static>(
     description: &'static str,
     annotations: ToolAnnotations,
 ) -> Tool {
-    Tool::new(name, description, schema_for_type::<A>())
+    Tool::new(name, description, schema::input::<A>())
         .with_raw_output_schema(schema_for_output::<O>())
         .with_annotations(annotations)
 }
@@ -502,4 +523,89 @@ fn annotations(read_only: bool, destructive: bool, idempotent: bool) -> ToolAnno
     annotations.idempotent_hint = Some(idempotent);
     annotations.open_world_hint = Some(false);
     annotations
+}
+
+/// What a model reads of the tool definitions on every turn: each tool's name, description and input
+/// schema, as JSON (output schemas and annotations are for the client).
+pub fn definitions_as_seen() -> String {
+    let seen: Vec<_> = definitions()
+        .into_iter()
+        .map(|tool| {
+            serde_json::json!({
+                "name": tool.name,
+                "description": tool.description,
+                "inputSchema": tool.input_schema,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(seen).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every tool's definition is paid for on every turn: all of them fit 5,000 characters.
+    #[test]
+    fn tool_definitions_fit_their_budget() {
+        let seen = definitions_as_seen();
+        assert!(
+            seen.chars().count() <= 5_000,
+            "{} characters: {seen}",
+            seen.chars().count()
+        );
+    }
+
+    #[test]
+    fn a_misspelt_argument_is_named_with_the_right_one() {
+        let args = serde_json::json!({"name": "log", "mode": "grep", "patern": "ERROR"});
+        let serde_json::Value::Object(args) = args else {
+            unreachable!()
+        };
+        let Err(failure) = parse::<ReadArgs>(READ, args) else {
+            panic!("a misspelt argument was accepted")
+        };
+        let message = failure.message();
+        assert!(
+            message.contains("unknown argument `patern`: did you mean `pattern`?"),
+            "{message}"
+        );
+        assert!(message.contains("`max_chars`"), "{message}");
+    }
+
+    #[test]
+    fn a_foreign_argument_gets_no_guess() {
+        let args = serde_json::json!({"name": "log", "colour": "red"});
+        let serde_json::Value::Object(args) = args else {
+            unreachable!()
+        };
+        let Err(failure) = parse::<PinArgs>(PIN, args) else {
+            panic!("an unknown argument was accepted")
+        };
+        let message = failure.message();
+        assert!(
+            message.contains("unknown argument `colour`. It takes `"),
+            "{message}"
+        );
+        assert!(!message.contains("did you mean"), "{message}");
+    }
+
+    #[test]
+    fn every_tool_takes_its_entry_as_name_or_ref() {
+        for tool in definitions() {
+            let properties = tool.input_schema["properties"].as_object().cloned();
+            let properties = properties.unwrap_or_default();
+            if [LIST, SEARCH].contains(&tool.name.as_ref()) {
+                continue; // these name no entry
+            }
+            assert!(properties.contains_key("name"), "{}", tool.name);
+            assert!(!properties.contains_key("ref"), "{}", tool.name);
+        }
+        let with_ref = serde_json::json!({"ref": "log", "mode": "tail"});
+        let serde_json::Value::Object(with_ref) = with_ref else {
+            unreachable!()
+        };
+        let (name, _) = parse_read_call(with_ref).unwrap_or_else(|err| panic!("{err}"));
+        assert_eq!(name, "log");
+    }
 }

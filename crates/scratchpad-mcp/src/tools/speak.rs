@@ -1,5 +1,5 @@
 //! How the MCP faces spell the engine's calls: as tool calls with their JSON arguments, e.g.
-//! `scratchpad_read(ref="log", mode="lines", from=1, to=100)`. The arguments are the same object a
+//! `scratchpad_read(name="log", mode="lines", from=1, to=100)`. The arguments are the same object a
 //! client sends, so a continuation can be passed back as it is.
 
 use rmcp::model::JsonObject;
@@ -23,7 +23,7 @@ pub fn read_arguments(name: &str, mode: &ReadMode) -> JsonObject {
 
 /// The same arguments in the order a reader expects them: the entry, the mode, then its fields.
 fn read_pairs(name: &str, mode: &ReadMode) -> Vec<(&'static str, Value)> {
-    let mut pairs = vec![("ref", json!(name)), ("mode", json!(mode.name()))];
+    let mut pairs = vec![("name", json!(name)), ("mode", json!(mode.name()))];
     let mut put = |key: &'static str, value: Option<Value>| pairs.extend(value.map(|v| (key, v)));
     match mode {
         ReadMode::Head { n } | ReadMode::Tail { n } => put("n", n.map(Value::from)),

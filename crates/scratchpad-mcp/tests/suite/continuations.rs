@@ -73,7 +73,7 @@ fn continuations_validate_against_the_input_schema_and_read_the_same() {
         // The text a model reads names the same arguments.
         let spelled = Mcp.call(&Call::read("log_7", mode.clone()));
         assert!(
-            spelled.starts_with("scratchpad_read(ref=\"log_7\", mode="),
+            spelled.starts_with("scratchpad_read(name=\"log_7\", mode="),
             "{spelled}"
         );
         for (key, arg) in &value.as_object().unwrap().clone() {

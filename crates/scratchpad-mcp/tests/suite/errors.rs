@@ -16,7 +16,17 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_read",
             json!({"mode": "tail"}),
-            vec!["missing field `ref`"],
+            vec!["missing field `name`"],
+        ),
+        (
+            "scratchpad_read",
+            json!({"name": "log", "mode": "grep", "patern": "ERROR"}),
+            vec!["unknown argument `patern`: did you mean `pattern`?"],
+        ),
+        (
+            "scratchpad_write",
+            json!({"nme": "plan", "content": "x"}),
+            vec!["unknown argument `nme`: did you mean `name`?"],
         ),
         (
             "scratchpad_read",
@@ -101,7 +111,7 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_read",
             json!({"ref": "log", "mode": "tail", "bogus": 1}),
-            vec!["unknown field `bogus`"],
+            vec!["unknown argument `bogus`"],
         ),
         (
             "scratchpad_write",

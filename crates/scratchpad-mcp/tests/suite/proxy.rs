@@ -210,7 +210,7 @@ fn a_large_text_result_becomes_the_observation_and_a_link() {
         obs["hint"]
             .as_str()
             .unwrap()
-            .contains("scratchpad_read(ref=\"tail_log_1\"")
+            .contains("scratchpad_read(name=\"tail_log_1\"")
     );
     assert_eq!(links(&out), ["scratchpad://default/tail_log_1"]);
     assert!(serde_json::to_vec(&out).unwrap().len() < 6_000);
@@ -646,7 +646,7 @@ async fn the_proxy_offloads_and_reads_back() {
     let grep = rig
         .call(
             "scratchpad_read",
-            json!({"ref": name, "mode": "grep", "pattern": "ERROR"}),
+            json!({"name": name, "mode": "grep", "pattern": "ERROR"}),
         )
         .await;
     assert!(

@@ -24,19 +24,29 @@ async fn tool_list_has_every_tool_with_described_arguments() {
             ],
             "{era:?}"
         );
+        // Fields whose name says all a model needs; every other field is described, or named in
+        // backticks by the tool's description or another field's (e.g. read's `mode` names `n`).
+        let self_explanatory = [
+            "name",
+            "if_version",
+            "ignore_case",
+            "length",
+            "pinned",
+            "kind",
+            "turn",
+            "new_name",
+        ];
         for tool in &tools {
-            assert!(
-                tool.description.as_ref().is_some_and(|d| d.len() > 60),
-                "{}",
-                tool.name
-            );
+            let description = tool.description.as_deref().unwrap_or_default();
+            assert!(description.len() > 40, "{}", tool.name);
             let props = tool.input_schema["properties"].as_object().unwrap();
+            let said = format!("{description} {}", serde_json::to_string(props).unwrap());
             for (field, schema) in props {
                 assert!(
                     schema.get("description").is_some()
-                        || schema.get("$ref").is_some()
-                        || schema.get("anyOf").is_some(),
-                    "{}.{field} has no description: {schema}",
+                        || self_explanatory.contains(&field.as_str())
+                        || said.contains(&format!("`{field}`")),
+                    "{}.{field} is neither described nor named: {schema}",
                     tool.name
                 );
             }
@@ -49,7 +59,7 @@ async fn tool_list_has_every_tool_with_described_arguments() {
         let read = tools.iter().find(|t| t.name == "scratchpad_read").unwrap();
         let modes = serde_json::to_string(&read.input_schema).unwrap();
         for mode in [
-            "head", "tail", "range", "lines", "grep", "json", "bytes", "full",
+            "head", "tail", "range", "lines", "grep", "json", "bytes", "full", "summary",
         ] {
             assert!(
                 modes.contains(&format!("\"{mode}\"")),
@@ -102,7 +112,7 @@ async fn plan_then_large_log_then_slices() {
         let grep = h
             .call(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "grep", "pattern": "ERROR", "context": 2}),
+                json!({"name": "build-log", "mode": "grep", "pattern": "ERROR", "context": 2}),
             )
             .await;
         let grep_text = text(&grep);
@@ -125,7 +135,7 @@ async fn plan_then_large_log_then_slices() {
         let lines = h
             .ok(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "lines", "from": 12_344, "to": 12_346}),
+                json!({"name": "build-log", "mode": "lines", "from": 12_344, "to": 12_346}),
             )
             .await;
         assert!(
@@ -137,21 +147,21 @@ async fn plan_then_large_log_then_slices() {
         let tail = h
             .ok(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "tail", "n": 60}),
+                json!({"name": "build-log", "mode": "tail", "n": 60}),
             )
             .await;
         assert!(tail.contains("request 20000 served"), "{tail}");
         let head = h
             .ok(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "head", "n": 40}),
+                json!({"name": "build-log", "mode": "head", "n": 40}),
             )
             .await;
         assert!(head.contains("INFO request 1"), "{head}");
         let range = h
             .ok(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "range", "start": 0, "end": 20}),
+                json!({"name": "build-log", "mode": "range", "start": 0, "end": 20}),
             )
             .await;
         assert!(range.contains("2026-11-22T10:00:00Z"), "{range}");
@@ -160,7 +170,7 @@ async fn plan_then_large_log_then_slices() {
         let cut = h
             .call(
                 "scratchpad_read",
-                json!({"ref": "build-log", "mode": "lines", "from": 1, "max_chars": 500}),
+                json!({"name": "build-log", "mode": "lines", "from": 1, "max_chars": 500}),
             )
             .await;
         let continuation = cut.structured_content.clone().unwrap()["continuation"]
@@ -168,7 +178,7 @@ async fn plan_then_large_log_then_slices() {
             .unwrap()
             .to_owned();
         assert!(
-            continuation.starts_with("scratchpad_read(ref=\"build-log\", mode=\"lines\", from="),
+            continuation.starts_with("scratchpad_read(name=\"build-log\", mode=\"lines\", from="),
             "{continuation}"
         );
         assert!(text(&cut).contains(&continuation));
@@ -223,7 +233,7 @@ async fn notes_are_edited_appended_pinned_and_renamed() {
         json!({"name": "plan", "content": "- [ ] ship\n", "mode": "append", "if_version": 2}),
     )
     .await;
-    let full = h.ok("scratchpad_read", json!({"ref": "plan"})).await;
+    let full = h.ok("scratchpad_read", json!({"name": "plan"})).await;
     assert!(
         full.contains("- [x] reproduce\n- [ ] fix\n- [ ] ship"),
         "{full}"
@@ -261,7 +271,7 @@ async fn json_and_binary_entries_are_read_by_query_and_bytes() {
         .await;
     assert!(stored.contains("json"), "{stored}");
     let failed = h
-        .ok("scratchpad_read", json!({"ref": "api", "mode": "json", "query": ".items[] | select(.status == \"failed\") | .id"}))
+        .ok("scratchpad_read", json!({"name": "api", "mode": "json", "query": ".items[] | select(.status == \"failed\") | .id"}))
         .await;
     assert!(failed.contains("321"), "{failed}");
 
@@ -282,7 +292,7 @@ async fn json_and_binary_entries_are_read_by_query_and_bytes() {
     let bytes = h
         .ok(
             "scratchpad_read",
-            json!({"ref": "shot", "mode": "bytes", "offset": 0, "length": 8}),
+            json!({"name": "shot", "mode": "bytes", "offset": 0, "length": 8}),
         )
         .await;
     assert!(

@@ -40,7 +40,7 @@ try {
     ["get_file_info", { path: path.join(dir, "build.log") }],
     ["read_text_file", { path: path.join(dir, "no-such-file") }],
     ["scratchpad_list", {}],
-    ["scratchpad_read", { ref: "strict-small", mode: "full" }],
+    ["scratchpad_read", { name: "strict-small", mode: "full" }],
   ];
   let offloaded = 0;
   for (const [name, args] of calls) {

@@ -123,9 +123,9 @@ async def filesystem_flow(client: Client, directory: str) -> str:
           f"structured content offloaded too: {str(result.structured_content)[:300]}")
     name = obs["scratchpad"]
 
-    _, grep = await call(client, "scratchpad_read", {"ref": name, "mode": "grep", "pattern": "ERROR"})
+    _, grep = await call(client, "scratchpad_read", {"name": name, "mode": "grep", "pattern": "ERROR"})
     check("7321:line 7321 ERROR linker failed for crate-7321: undefined symbol `frob`" in grep, grep)
-    _, lines = await call(client, "scratchpad_read", {"ref": name, "mode": "lines", "from": 7320, "to": 7322})
+    _, lines = await call(client, "scratchpad_read", {"name": name, "mode": "lines", "from": 7320, "to": 7322})
     check("7320: line 7320 compiling crate-7320" in lines and "7322: line 7322" in lines, lines)
 
     # The resource link is readable through the proxy.
@@ -135,7 +135,7 @@ async def filesystem_flow(client: Client, directory: str) -> str:
     # `scratchpad` argument: a small output kept under a name; it is not sent upstream.
     result, text = await call(client, "read_text_file", {"path": small, "scratchpad": "greeting"})
     check("hello from a small file" in text and "`greeting`" in text, text)
-    _, whole = await call(client, "scratchpad_read", {"ref": "greeting", "mode": "full"})
+    _, whole = await call(client, "scratchpad_read", {"name": "greeting", "mode": "full"})
     check("hello from a small file" in whole, whole)
 
     # Pass by reference: a value stored from one call, passed whole into another.
@@ -175,7 +175,7 @@ async def everything_flow(client: Client) -> str:
     image = observation(result)
     check(image["kind"] == "binary" and image["metadata"].get("mimeType") == "image/png", f"{image}")
     check(text.startswith("Here's the image you requested:") or "image" in text.split("\n")[0], text[:300])
-    _, head = await call(client, "scratchpad_read", {"ref": image["scratchpad"], "mode": "bytes", "length": 8})
+    _, head = await call(client, "scratchpad_read", {"name": image["scratchpad"], "mode": "bytes", "length": 8})
     check("iVBORw0KGgo" in head, f"stored as PNG bytes: {head}")
 
     # Progress notifications from the upstream reach the client, on the client's own token, every
@@ -195,7 +195,7 @@ async def everything_flow(client: Client) -> str:
     result, text = await call(client, "echo", {"message": "{{scratchpad:rows}}"})
     obs = observation(result)
     check(obs["bytes"] == len("Echo: ") + len(big), f"{obs['bytes']} vs {len(big)}")
-    _, grep = await call(client, "scratchpad_read", {"ref": obs["scratchpad"], "mode": "grep", "pattern": "^row 12345 "})
+    _, grep = await call(client, "scratchpad_read", {"name": obs["scratchpad"], "mode": "grep", "pattern": "^row 12345 "})
     check("row 12345 value 86415" in grep, grep)
     # resources/list pages through the upstream's resources, then this session's entries.
     uris: list[str] = []
@@ -210,7 +210,7 @@ async def everything_flow(client: Client) -> str:
     check("scratchpad://proxy/rows" in uris, f"scratchpad entries listed after them: {uris[-5:]}")
     check(len(uris) == len(set(uris)), "no resource listed twice")
     _, text = await call(client, "echo", {"message": "small", "scratchpad": "kept-echo"})
-    _, whole = await call(client, "scratchpad_read", {"ref": "kept-echo", "mode": "full"})
+    _, whole = await call(client, "scratchpad_read", {"name": "kept-echo", "mode": "full"})
     check("Echo: small" in whole, whole)
     return f"protocol {client.protocol_version}, echo of {len(big):,} bytes offloaded as {obs['scratchpad']}"
 

@@ -71,22 +71,22 @@ async def user_flow(client: Client, mode: str) -> str:
     check(summary["lines"] == 40_000, f"structured summary counts lines: {summary}")
 
     grep, meta = await call(client, "scratchpad_read",
-                            {"ref": "worker-log", "mode": "grep", "pattern": "ERROR", "context": 1})
+                            {"name": "worker-log", "mode": "grep", "pattern": "ERROR", "context": 1})
     check("23456:2026-11-22T10:00:00Z ERROR worker-7 job 23456 failed" in grep, grep)
     check(meta["total_matches"] == 1, f"{meta}")
 
     lines, _ = await call(client, "scratchpad_read",
-                          {"ref": "worker-log", "mode": "lines", "from": 23_455, "to": 23_457})
+                          {"name": "worker-log", "mode": "lines", "from": 23_455, "to": 23_457})
     check("23456: 2026-11-22T10:00:00Z ERROR" in lines and "23457:" in lines, lines)
 
-    tail, _ = await call(client, "scratchpad_read", {"ref": "worker-log", "mode": "tail", "n": 100})
+    tail, _ = await call(client, "scratchpad_read", {"name": "worker-log", "mode": "tail", "n": 100})
     check("job 40000 done" in tail, tail)
 
     # Bad arguments come back as tool errors the model can act on.
-    wrong, _ = await call(client, "scratchpad_read", {"ref": "worker-logs", "mode": "tail"}, error=True)
+    wrong, _ = await call(client, "scratchpad_read", {"name": "worker-logs", "mode": "tail"}, error=True)
     check("`worker-log`" in wrong, f"a near miss names the real entry: {wrong}")
     bad_regex, _ = await call(client, "scratchpad_read",
-                              {"ref": "worker-log", "mode": "grep", "pattern": "[unclosed"}, error=True)
+                              {"name": "worker-log", "mode": "grep", "pattern": "[unclosed"}, error=True)
     check("regex" in bad_regex, bad_regex)
 
     listing, page = await call(client, "scratchpad_list", {})
@@ -132,7 +132,7 @@ async def main(argv: list[str]) -> str:
     if kind == "stdio-reopen":
         # A second run of the same session finds the plan the first run left.
         async with stdio_client(argv[2], argv[3], argv[4], mode) as client:
-            text, _ = await call(client, "scratchpad_read", {"ref": "plan"})
+            text, _ = await call(client, "scratchpad_read", {"name": "plan"})
             check("- [x] find the failing job" in text, text)
             return "the plan survived the restart"
     if kind == "http":
@@ -142,12 +142,12 @@ async def main(argv: list[str]) -> str:
         url, token_a, token_b = argv[2], argv[3], argv[4]
         async with http_client(url, token_a, mode) as alice, http_client(url, token_b, mode) as bob:
             await call(alice, "scratchpad_write", {"name": "secret-plan", "content": "alice only"})
-            denied, _ = await call(bob, "scratchpad_read", {"ref": "secret-plan"}, error=True)
+            denied, _ = await call(bob, "scratchpad_read", {"name": "secret-plan"}, error=True)
             check("no entry named `secret-plan`" in denied, denied)
             _, page = await call(bob, "scratchpad_list", {})
             check(page["entries"] == [], f"bob sees nothing: {page}")
             check((await bob.list_resources()).resources == [], "bob lists no resources")
-            mine, _ = await call(alice, "scratchpad_read", {"ref": "secret-plan"})
+            mine, _ = await call(alice, "scratchpad_read", {"name": "secret-plan"})
             check("alice only" in mine, mine)
             return "two tokens, two sessions"
     raise SystemExit(f"unknown kind {kind!r}")
