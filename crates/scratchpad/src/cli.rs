@@ -445,9 +445,12 @@ pub struct KeepArgs {
 /// Run a command and store its output (stdout and stderr merged).
 #[derive(Debug, Args)]
 #[command(
-    long_about = "Run a command, storing its output (stdout and stderr merged, in order).\n\n\
-    Small output prints inline as it is; large output prints a reference with a preview and the \
-    commands that read more. The exit code is the command's own.\n\n\
+    long_about = "Run a command, storing its output: stdout and stderr merged line by line, in the \
+    order they arrive (lines written to both at the same moment may land in either order).\n\n\
+    Small output prints inline as it is; large output prints a reference with a preview, how many \
+    lines came on stderr with the last of them (numbered as in the entry), the exit code, and the \
+    commands that read more. The entry's metadata keeps the command, its directory, its exit code \
+    and its stderr line count (`show NAME`). The exit code of `run` is the command's own.\n\n\
     Examples:\n  \
     scratchpad run -- cargo test --workspace\n  \
     scratchpad run --name deps -- cargo tree"

@@ -30,6 +30,17 @@ impl Scratchpad {
         )
     }
 
+    /// Replaces the entry's caller metadata (what `PutOptions::meta` set), e.g. to record a
+    /// command's exit code once its output is stored.
+    pub fn set_meta(
+        &self,
+        name: &str,
+        meta: serde_json::Value,
+        if_version: Option<u64>,
+    ) -> Result<EntryInfo> {
+        self.change(name, if_version, &EntryChange::Meta(meta))
+    }
+
     fn change(
         &self,
         name: &str,

@@ -135,11 +135,14 @@ pub struct Entry {
 }
 
 /// A change to an entry's metadata.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub enum EntryChange {
     Rename(String),
     Pin(bool),
     ExpiresAt(Option<i64>),
+    /// Replaces the caller's metadata (`EntryInfo::meta`), e.g. a command's exit code, known only
+    /// once its output is stored.
+    Meta(serde_json::Value),
 }
 
 /// Filters for [`Store::list`]. Every filter narrows; the session always applies.

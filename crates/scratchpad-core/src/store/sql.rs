@@ -902,6 +902,12 @@ impl<B: Backend> Store for SqlStore<B> {
                         &[Param::Int(row), Param::OptInt(*at)],
                     )?;
                 }
+                EntryChange::Meta(meta) => {
+                    c.execute(
+                        "UPDATE entries SET meta = ?2 WHERE rowid = ?1",
+                        &[Param::Int(row), Param::Text(&meta.to_string())],
+                    )?;
+                }
             }
             c.execute(
                 "UPDATE entries SET version = version + 1, updated_at = ?2 WHERE rowid = ?1",

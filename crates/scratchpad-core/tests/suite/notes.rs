@@ -149,7 +149,33 @@ fn rename_refuses_to_overwrite(backend: Backend) {
     assert_eq!(text(&pad, "b"), "2");
 }
 
+/// `run` records a command's exit code once its output is stored: the metadata is replaced, the
+/// content kept, and a stale version refused.
+fn metadata_set_after_the_content(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let stored = pad
+        .put(
+            &mut &b"compiling\nerror: boom\n"[..],
+            scratchpad_core::PutOptions {
+                meta: serde_json::json!({"command": ["make"]}),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    let meta = serde_json::json!({"command": ["make"], "exit_code": 2});
+    let info = pad
+        .set_meta(&stored.name, meta.clone(), Some(stored.version))
+        .unwrap();
+    assert_eq!(info.meta, meta);
+    assert_eq!(info.version, stored.version + 1);
+    assert_eq!(pad.get(&stored.name).unwrap().meta, meta);
+    assert_eq!(text(&pad, &stored.name), "compiling\nerror: boom\n");
+    let stale = pad.set_meta(&stored.name, serde_json::json!({}), Some(stored.version));
+    assert!(stale.is_err(), "{stale:?}");
+}
+
 backend_tests!(
+    metadata_set_after_the_content,
     write_append_edit_rename_delete,
     if_version_conflicts_name_the_current_version,
     pin_and_ttl_bump_versions_and_survive_overwrites,

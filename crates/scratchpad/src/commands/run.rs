@@ -1,16 +1,21 @@
-//! `run`: run a command, store its merged output, and pass its exit code on.
+//! `run`: run a command, store its output (stdout and stderr merged line by line), say what came on
+//! stderr, and pass its exit code on.
 
-use std::io::{Read as _, Write as _};
+use std::collections::VecDeque;
+use std::io::{PipeReader, Read, Write};
 use std::path::Path;
 use std::process::{Command, ExitStatus};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use anyhow::Context as _;
-use scratchpad_core::{PutOptions, Source};
+use scratchpad_core::figures::counted;
+use scratchpad_core::{EntryInfo, PutOptions, Source, Ttl, hint};
 use serde_json::json;
 
-use super::{entry_json, parse_ttl_flag, print_reference};
+use super::{entry_json, parse_ttl_flag};
 use crate::Ctx;
 use crate::cli::RunArgs;
+use crate::format::stored_line;
 use crate::progress::Progress;
 
 /// The shell's code for "command not found".
@@ -28,23 +33,16 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         .map(|d| d.display().to_string())
         .unwrap_or_default();
 
-    // One pipe for both streams keeps stdout and stderr lines in the order the command wrote them.
-    let (mut reader, writer) =
-        std::io::pipe().context("cannot create a pipe for the command's output")?;
-    let spawned = {
-        let mut command = Command::new(program);
-        command
-            .args(program_args)
-            .stdout(
-                writer
-                    .try_clone()
-                    .context("cannot create a pipe for the command's output")?,
-            )
-            .stderr(writer);
-        // `command` holds the parent's copies of the write end: it must be dropped before reading,
-        // or the pipe never reports its end.
-        command.spawn()
-    };
+    // Both streams are read as they come and their lines queued in one order, so the entry reads as
+    // a terminal would have shown it; what came on stderr is counted on the way.
+    let (stdout, stdout_end) = std::io::pipe().context("cannot create a pipe for stdout")?;
+    let (stderr, stderr_end) = std::io::pipe().context("cannot create a pipe for stderr")?;
+    let spawned = Command::new(program)
+        .args(program_args)
+        .stdout(stdout_end)
+        .stderr(stderr_end)
+        .spawn();
+    // The `Command` and its copies of the write ends are gone here, so each pipe ends with the child.
     let mut child = match spawned {
         Ok(child) => child,
         Err(err) => {
@@ -57,36 +55,35 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         }
     };
 
-    let mut progress = Progress::new(ctx.json, None);
-    let mut on_progress = |bytes: u64| progress.update(bytes);
-    let stored = ctx.pad.put(
-        &mut reader,
-        PutOptions {
-            name: args.name,
-            source: Source {
-                tool: Some(tool),
-                ..Source::default()
-            },
-            meta: json!({ "command": args.command, "cwd": cwd }),
-            turn: args.turn,
-            ttl,
-            pinned: args.keep.pin,
-            condition: None,
-            progress: Some(&mut on_progress),
-        },
-    );
-    progress.finish();
-    // A failed store stops reading; closing our end lets the command end (SIGPIPE) instead of blocking.
-    drop(reader);
+    let (queue, queued) = mpsc::sync_channel(QUEUED_PIECES);
+    let (stored, stderr_seen) = std::thread::scope(|scope| {
+        let to_out = queue.clone();
+        scope.spawn(move || forward(stdout, Stream::Out, &to_out));
+        scope.spawn(move || forward(stderr, Stream::Err, &queue));
+        let mut output = Interleaved::new(queued);
+        let stored = store_output(ctx, &mut output, &args, tool, &cwd, ttl);
+        // A failed store stops reading; dropping the queue ends the forwarders, and closing their
+        // pipes lets the command end (SIGPIPE) instead of blocking.
+        (stored, output.stderr)
+    });
     let status = child.wait().context("cannot wait for the command")?;
-    let info = stored?;
+    let stored = stored?;
     let code = exit_code(status);
+    // The exit code is known only now: it joins the command and its stderr in the entry's metadata.
+    let meta = json!({
+        "command": args.command,
+        "cwd": cwd,
+        "exit_code": code,
+        "stderr": stderr_seen.meta(),
+    });
+    let info = ctx.pad.set_meta(&stored.name, meta, Some(stored.version))?;
 
     let inline = !ctx.pad.is_large(info.source.tool.as_deref(), info.bytes);
     if ctx.json {
         let mut value = entry_json(ctx, &info);
         if let Some(object) = value.as_object_mut() {
             object.insert("exit_code".into(), json!(code));
+            object.insert("stderr".into(), stderr_seen.json());
             if inline {
                 let mut output = Vec::new();
                 ctx.pad
@@ -101,13 +98,217 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         let (_, mut content) = ctx.pad.open_content(&info.name)?;
         std::io::copy(&mut content, &mut ctx.out)?;
     } else {
-        print_reference(ctx, &info)?;
+        writeln!(ctx.out, "{}", stored_line("stored", &info))?;
+        let preview = info.preview.trim_end_matches('\n');
+        if !preview.is_empty() {
+            writeln!(ctx.out, "{preview}")?;
+        }
+        stderr_seen.print(&mut ctx.out)?;
+        writeln!(ctx.out, "[exit code {code}]")?;
+        writeln!(ctx.out, "{}", hint(&info).render(&ctx.shell))?;
     }
     ctx.out.flush()?;
-    if code != 0 {
+    if code != 0 && (inline || ctx.json) {
         let _ = writeln!(std::io::stderr(), "[exit code {code}]");
     }
     Ok(code)
+}
+
+fn store_output(
+    ctx: &Ctx,
+    output: &mut Interleaved,
+    args: &RunArgs,
+    tool: String,
+    cwd: &str,
+    ttl: Ttl,
+) -> scratchpad_core::Result<EntryInfo> {
+    let mut progress = Progress::new(ctx.json, None);
+    let mut on_progress = |bytes: u64| progress.update(bytes);
+    let stored = ctx.pad.put(
+        output,
+        PutOptions {
+            name: args.name.clone(),
+            source: Source {
+                tool: Some(tool),
+                ..Source::default()
+            },
+            meta: json!({ "command": args.command, "cwd": cwd }),
+            turn: args.turn.clone(),
+            ttl,
+            pinned: args.keep.pin,
+            condition: None,
+            progress: Some(&mut on_progress),
+        },
+    );
+    progress.finish();
+    stored
+}
+
+/// Which of the command's streams a piece of output came on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Out,
+    Err,
+}
+
+/// Bytes a stream may hold back waiting for the end of its line; a longer line is passed on in
+/// pieces, so memory stays bounded whatever the command writes.
+const LINE_WAIT: usize = 64 * 1024;
+/// Pieces (each at most about 2 × [`LINE_WAIT`]) queued between the streams and the store: enough
+/// that neither stream waits on the other while the store catches up, so lines keep the order in
+/// which the command wrote them.
+const QUEUED_PIECES: usize = 64;
+
+/// Reads `stream` and queues it a whole line at a time (or [`LINE_WAIT`] bytes of a longer line).
+/// Returns when the stream ends or the queue's reader has gone.
+fn forward(mut stream: PipeReader, which: Stream, queue: &SyncSender<(Stream, Vec<u8>)>) {
+    let mut pending = Vec::with_capacity(2 * LINE_WAIT);
+    let mut chunk = vec![0; LINE_WAIT];
+    loop {
+        let read = match stream.read(&mut chunk) {
+            Ok(read) => read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => 0,
+        };
+        pending.extend_from_slice(&chunk[..read]);
+        let ready = match memchr::memrchr(b'\n', &pending) {
+            _ if read == 0 => pending.len(),
+            Some(last) => last + 1,
+            None if pending.len() >= LINE_WAIT => pending.len(),
+            None => continue,
+        };
+        if ready > 0 {
+            let rest = pending.split_off(ready);
+            if queue
+                .send((which, std::mem::replace(&mut pending, rest)))
+                .is_err()
+            {
+                return;
+            }
+        }
+        if read == 0 {
+            return;
+        }
+    }
+}
+
+/// The command's output as one stream, in the order its pieces were queued, noting on the way which
+/// lines came on stderr.
+#[derive(Debug)]
+struct Interleaved {
+    queued: Receiver<(Stream, Vec<u8>)>,
+    piece: Vec<u8>,
+    at: usize,
+    /// Newlines passed on so far: the next line is line `lines + 1` of the entry.
+    lines: u64,
+    stderr: StderrSeen,
+}
+
+impl Interleaved {
+    fn new(queued: Receiver<(Stream, Vec<u8>)>) -> Self {
+        Self {
+            queued,
+            piece: Vec::new(),
+            at: 0,
+            lines: 0,
+            stderr: StderrSeen::default(),
+        }
+    }
+}
+
+impl Read for Interleaved {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        while self.at == self.piece.len() {
+            // Both forwarders gone: the command's output has ended.
+            let Ok((stream, piece)) = self.queued.recv() else {
+                return Ok(0);
+            };
+            if stream == Stream::Err {
+                for (i, line) in piece.split_inclusive(|&b| b == b'\n').enumerate() {
+                    self.stderr.add(self.lines + 1 + i as u64, line);
+                }
+            }
+            self.lines += memchr::memchr_iter(b'\n', &piece).count() as u64;
+            self.piece = piece;
+            self.at = 0;
+        }
+        let n = buf.len().min(self.piece.len() - self.at);
+        buf[..n].copy_from_slice(&self.piece[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+/// Lines of stderr shown under the preview.
+const STDERR_TAIL: usize = 5;
+/// Characters of each such line shown.
+const STDERR_LINE_CHARS: usize = 300;
+
+/// What came on stderr: how much, and its last lines with their numbers in the entry.
+#[derive(Debug, Default)]
+struct StderrSeen {
+    lines: u64,
+    bytes: u64,
+    tail: VecDeque<(u64, String)>,
+}
+
+impl StderrSeen {
+    fn add(&mut self, number: u64, line: &[u8]) {
+        self.lines += 1;
+        self.bytes += line.len() as u64;
+        if self.tail.len() == STDERR_TAIL {
+            self.tail.pop_front();
+        }
+        let text = String::from_utf8_lossy(line);
+        let text = text.trim_end_matches(['\n', '\r']);
+        let shown: String = text.chars().take(STDERR_LINE_CHARS).collect();
+        let cut = if shown.len() < text.len() {
+            " […]"
+        } else {
+            ""
+        };
+        self.tail.push_back((number, format!("{shown}{cut}")));
+    }
+
+    /// For the entry's metadata: the counts and where its last lines are.
+    fn meta(&self) -> serde_json::Value {
+        json!({
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "last_lines": self.tail.iter().map(|(number, _)| number).collect::<Vec<_>>(),
+        })
+    }
+
+    /// For `--json`: the counts and the last lines themselves.
+    fn json(&self) -> serde_json::Value {
+        json!({
+            "lines": self.lines,
+            "bytes": self.bytes,
+            "tail": self.tail.iter().map(|(line, text)| json!({"line": line, "text": text})).collect::<Vec<_>>(),
+        })
+    }
+
+    /// "[stderr: 3 lines, the last at 1,204; its last 3:]" and those lines, numbered.
+    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
+        if self.lines == 0 {
+            return writeln!(out, "[stderr: nothing]");
+        }
+        let shown = self.tail.len() as u64;
+        let which = if shown == self.lines {
+            String::new()
+        } else {
+            format!("; the last {shown}")
+        };
+        writeln!(
+            out,
+            "[stderr: {}{which}:]",
+            counted(self.lines, "line", "lines")
+        )?;
+        for (number, text) in &self.tail {
+            writeln!(out, "{number:>9}: {text}")?;
+        }
+        Ok(())
+    }
 }
 
 /// The command's code, or 128 + the signal that ended it (as shells report it).

@@ -1,4 +1,6 @@
-//! `run -- CMD`: merged output, inline or by reference, and the command's exit code.
+//! `run -- CMD`: merged output, inline or by reference, what came on stderr, and the command's exit
+//! code. The commands pause between their streams: lines written to both at once may be stored in
+//! either order.
 
 use crate::common::Pad;
 
@@ -6,14 +8,26 @@ use crate::common::Pad;
 fn small_output_is_inline_and_the_exit_code_passes_through() {
     let pad = Pad::new();
     let run = pad
-        .run(&["run", "--", "sh", "-c", "echo hi; echo err >&2; exit 3"])
+        .run(&[
+            "run",
+            "--",
+            "sh",
+            "-c",
+            "echo hi; sleep 0.3; echo err >&2; exit 3",
+        ])
         .no_panic();
     assert_eq!(run.code, 3);
     assert_eq!(run.stdout, "hi\nerr\n");
     assert_eq!(run.stderr, "[exit code 3]\n");
     let show = pad.ok(&["show", "sh_1"]);
     assert!(
-        show.contains(r#"meta:    {"command":["sh","-c","echo hi; echo err >&2; exit 3"],"cwd":"#),
+        show.contains(
+            r#"meta:    {"command":["sh","-c","echo hi; sleep 0.3; echo err >&2; exit 3"],"cwd":"#
+        ),
+        "{show}"
+    );
+    assert!(
+        show.contains(r#""exit_code":3,"stderr":{"bytes":4,"last_lines":[2],"lines":1}}"#),
         "{show}"
     );
     assert!(show.contains("source:  tool sh"), "{show}");
@@ -29,13 +43,48 @@ fn large_output_prints_a_reference() {
     );
     assert!(out.contains("characters omitted"), "{out}");
     assert!(
-        out.contains("200000\nFull output saved as `seq_1`."),
+        out.contains("200000\n[stderr: nothing]\n[exit code 0]\nFull output saved as `seq_1`."),
         "{out}"
     );
     assert!(pad.ok(&["ls"]).contains("seq_1"));
     assert_eq!(
         pad.ok(&["read", "seq_1", "--lines", "123456", "--raw"]),
         "123456\n"
+    );
+}
+
+#[test]
+fn a_large_output_says_what_came_on_stderr_and_how_it_ended() {
+    let pad = Pad::new();
+    let script = "seq 1 50000; sleep 1; echo 'warning: slow disk' >&2; seq 50001 100000; sleep 1; \
+                  echo 'error: could not compile `app`' >&2; exit 101";
+    let run = pad
+        .run(&["run", "--name", "build", "--", "sh", "-c", script])
+        .no_panic();
+    assert_eq!(run.code, 101);
+    let out = run.stdout;
+    assert!(
+        out.contains(
+            "[stderr: 2 lines:]\n    50001: warning: slow disk\n   100002: error: could not \
+             compile `app`\n[exit code 101]\n"
+        ),
+        "{out}"
+    );
+    // The numbers shown are the entry's own: reading them gives the stderr lines back.
+    assert_eq!(
+        pad.ok(&["read", "build", "--lines", "100002", "--raw"]),
+        "error: could not compile `app`\n"
+    );
+    assert_eq!(
+        pad.ok(&["read", "build", "--lines", "50000-50002", "--raw"]),
+        "50000\nwarning: slow disk\n50001\n"
+    );
+    let show = pad.ok(&["show", "build"]);
+    assert!(
+        show.contains(
+            r#""exit_code":101,"stderr":{"bytes":50,"last_lines":[50001,100002],"lines":2}"#
+        ),
+        "{show}"
     );
 }
 
