@@ -103,8 +103,12 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         if !preview.is_empty() {
             writeln!(ctx.out, "{preview}")?;
         }
-        stderr_seen.print(&mut ctx.out)?;
-        writeln!(ctx.out, "[exit code {code}]")?;
+        if stderr_seen.lines == 0 {
+            writeln!(ctx.out, "[exit code {code}, nothing on stderr]")?;
+        } else {
+            stderr_seen.print(&mut ctx.out)?;
+            writeln!(ctx.out, "[exit code {code}]")?;
+        }
         writeln!(ctx.out, "{}", hint(&info).render(&ctx.shell))?;
     }
     ctx.out.flush()?;
@@ -288,11 +292,8 @@ impl StderrSeen {
         })
     }
 
-    /// "[stderr: 3 lines, the last at 1,204; its last 3:]" and those lines, numbered.
+    /// "[stderr: 1,204 lines; the last 5:]" and those lines, numbered as in the entry.
     fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
-        if self.lines == 0 {
-            return writeln!(out, "[stderr: nothing]");
-        }
         let shown = self.tail.len() as u64;
         let which = if shown == self.lines {
             String::new()

@@ -43,7 +43,7 @@ fn large_output_prints_a_reference() {
     );
     assert!(out.contains("characters omitted"), "{out}");
     assert!(
-        out.contains("200000\n[stderr: nothing]\n[exit code 0]\nFull output saved as `seq_1`."),
+        out.contains("200000\n[exit code 0, nothing on stderr]\nFull output saved as `seq_1`."),
         "{out}"
     );
     assert!(pad.ok(&["ls"]).contains("seq_1"));
