@@ -139,6 +139,10 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
             let anchor = if start == 0 { "^" } else { "" };
             Fragment::new(format!("{anchor}{}", escape(trimmed)))
         }
+        // The same phrase comes in several cases (`Failed to start`, `failed to connect`).
+        How::FailurePhrase => {
+            Fragment::new(format!(r"(?i:\b{}\b)", escape(&span.to_ascii_lowercase())))
+        }
         How::PytestE => Fragment::new("^E {3}".to_owned()).exact(),
         How::FailureCount => Fragment::new(
             r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failures|Errors): [1-9]".to_owned(),

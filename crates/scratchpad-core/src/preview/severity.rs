@@ -164,6 +164,8 @@ pub(crate) enum How {
     Exception,
     /// A fixed phrase at a fixed place; the span is the phrase.
     Phrase,
+    /// A failure phrase in a message without a level (`timed out`); the span is the phrase.
+    FailurePhrase,
     /// pytest's `E   ` explanation lines; the span is the letter.
     PytestE,
     /// A test run's or build's count of failures (`1 failed`, `Failures: 2`); the span is the count.
@@ -1428,12 +1430,70 @@ fn refine(line: &[u8], mut class: LineClass) -> LineClass {
             return found;
         }
         if level.is_none()
-            && let Some(found) = http_status(line)
+            && let Some(found) = http_status(line).or_else(|| failure_phrase(line))
         {
             return found;
         }
     }
     class
+}
+
+/// What a program says when something went wrong, in the messages of logs whose lines carry no
+/// level (a syslog file as rsyslog writes it, `dmesg`): `Out of memory: Killed process`,
+/// `upstream timed out`, `Failed password for`. Matched in any case, as whole words.
+const FAILURE_PHRASES: &[(&str, Level)] = &[
+    ("out of memory", Level::Fatal),
+    ("killed process", Level::Fatal),
+    ("oom-kill", Level::Fatal),
+    ("kernel panic", Level::Fatal),
+    ("segfault at", Level::Fatal),
+    ("general protection fault", Level::Fatal),
+    ("core dumped", Level::Fatal),
+    ("failed to", Level::Error),
+    ("failed password", Level::Error),
+    ("authentication failure", Level::Error),
+    ("timed out", Level::Error),
+    ("connection refused", Level::Error),
+    ("connection reset by peer", Level::Error),
+    ("permission denied", Level::Error),
+    ("access denied", Level::Error),
+    ("no space left on device", Level::Error),
+    ("i/o error", Level::Error),
+    ("cannot allocate memory", Level::Error),
+    ("could not", Level::Error),
+    ("unable to", Level::Error),
+];
+
+/// The most severe failure phrase in the line's prefix, for a line with no level of its own.
+fn failure_phrase(line: &[u8]) -> Option<LineClass> {
+    static PHRASES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(FAILURE_PHRASES.iter().map(|(phrase, _)| phrase))
+                .ok()
+        });
+    let prefix = &line[..line.len().min(PREFIX_BYTES)];
+    let mut found: Option<LineClass> = None;
+    for hit in PHRASES.as_ref()?.find_iter(prefix) {
+        let whole_word = hit
+            .start()
+            .checked_sub(1)
+            .is_none_or(|p| !is(prefix[p], WORD))
+            && prefix.get(hit.end()).is_none_or(|&b| !is(b, WORD));
+        let level = FAILURE_PHRASES[hit.pattern().as_usize()].1;
+        if whole_word && found.is_none_or(|f| f.level < Some(level)) {
+            let class = LineClass::new(
+                level,
+                LineKind::Plain,
+                How::FailurePhrase,
+                hit.start(),
+                hit.end(),
+            );
+            found = Some(class);
+        }
+    }
+    found
 }
 
 /// `FAIL`, `FAILED` or `FAILURE` as an upper-case word in the line's prefix.
@@ -1510,6 +1570,40 @@ mod tests {
 
     fn kind(line: &str) -> LineKind {
         classify(line.as_bytes()).kind
+    }
+
+    #[test]
+    fn failure_phrases_in_lines_without_a_level() {
+        use Level::*;
+        let cases: &[(&str, Option<Level>)] = &[
+            (
+                "2026-11-24T23:00:50.1+00:00 vm kernel: Out of memory: Killed process 4242 (java)",
+                Some(Fatal),
+            ),
+            (
+                "2026-11-24T23:00:50.1+00:00 vm nginx: upstream timed out (110: Connection timed out)",
+                Some(Error),
+            ),
+            (
+                "Nov 24 23:00:50 vm sshd[812]: Failed password for invalid user admin from 10.0.0.7",
+                Some(Error),
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: Failed to start nginx.service - A high performance web server.",
+                Some(Error),
+            ),
+            // A declared level wins over the words of the message.
+            (
+                "2026-11-24 INFO retry 2 after the call timed out",
+                Some(Info),
+            ),
+            // Whole words only, and no failure said.
+            ("Nov 24 23:00:50 vm app: timed_out_requests=0", None),
+            ("Nov 24 23:00:50 vm app: request 12 served in 4 ms", None),
+        ];
+        for (line, want) in cases {
+            assert_eq!(level(line), *want, "{line}");
+        }
     }
 
     #[test]

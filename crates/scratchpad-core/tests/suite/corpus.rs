@@ -158,6 +158,7 @@ pub fn all() -> Vec<Sample> {
         access_log(),
         syslog_rfc3164(),
         syslog_rfc5424(),
+        syslog_plain(),
         journald_short(),
         journald_json(),
         logcat_brief(),
@@ -710,6 +711,49 @@ pub fn journald_short() -> Sample {
         "journald_short",
         "CMD (   cd / && run-parts --report /etc/cron.hourly)",
     )
+}
+
+/// A syslog file as rsyslog writes it by default: no priority and no level in the line, so what
+/// went wrong is in the words of the message.
+pub fn syslog_plain() -> Sample {
+    let mut rng = Rng::new(31);
+    let mut out = Out::new();
+    for i in 0..3_000u64 {
+        let t = format!(
+            "2026-11-24T10:{:02}:{:02}.{:06}+00:00",
+            (i / 60) % 60,
+            i % 60,
+            rng.below(999_999)
+        );
+        match i {
+            2_100 => out.plant(
+                &format!("{t} web-1 kernel: Out of memory: Killed process 4242 (java) total-vm:8123456kB"),
+                "Out of memory: Killed process",
+                Level::Fatal,
+                1,
+            ),
+            700 | 1_400 | 2_800 => out.plant(
+                &format!("{t} web-1 nginx: upstream timed out (110: Connection timed out) while reading response header, client: 10.0.0.{}", rng.below(250)),
+                "upstream timed out",
+                Level::Error,
+                2,
+            ),
+            _ => out.line(&match rng.below(100) {
+                0..=30 => format!(
+                    "{t} web-1 sshd[{}]: Accepted publickey for deploy from 10.0.0.{} port {} ssh2",
+                    4_000 + rng.below(999),
+                    rng.below(250),
+                    rng.below(65_000)
+                ),
+                _ => format!(
+                    "{t} web-1 app[{}]: request {i} served in {} ms",
+                    1_000 + rng.below(7),
+                    rng.below(97)
+                ),
+            }),
+        }
+    }
+    out.done("syslog_plain", "Accepted publickey for deploy")
 }
 
 /// `journalctl -o json`: `"PRIORITY":"3"`.

@@ -141,6 +141,7 @@ format_tests!(
     access_log,
     syslog_rfc3164,
     syslog_rfc5424,
+    syslog_plain,
     journald_short,
     journald_json,
     logcat_brief,
