@@ -1464,18 +1464,26 @@ const FAILURE_PHRASES: &[(&str, Level)] = &[
     ("unable to", Level::Error),
 ];
 
-/// The most severe failure phrase in the line's prefix, for a line with no level of its own.
+/// The most severe failure phrase in the line's prefix, for a line with no level of its own. Only
+/// the message is searched, after the first `: ` (`kernel: …`, `sshd[812]: …`): lines without one
+/// (a test runner's `test a::b ... ok`) cost one scan for it.
 fn failure_phrase(line: &[u8]) -> Option<LineClass> {
     static PHRASES: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
         std::sync::LazyLock::new(|| {
             aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                .kind(Some(aho_corasick::AhoCorasickKind::DFA))
                 .build(FAILURE_PHRASES.iter().map(|(phrase, _)| phrase))
                 .ok()
         });
+    static LABEL_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b": "));
     let prefix = &line[..line.len().min(PREFIX_BYTES)];
+    let message = LABEL_END.find(prefix)?;
     let mut found: Option<LineClass> = None;
-    for hit in PHRASES.as_ref()?.find_iter(prefix) {
+    for hit in PHRASES.as_ref()?.find_iter(&prefix[message..]) {
+        let hit =
+            aho_corasick::Match::new(hit.pattern(), hit.start() + message..hit.end() + message);
         let whole_word = hit
             .start()
             .checked_sub(1)
