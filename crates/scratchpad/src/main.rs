@@ -19,12 +19,28 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser as _;
+use scratchpad_core::read::jq;
 use scratchpad_core::{Config, DEFAULT_SESSION, Scratchpad};
 
 use cli::{Cli, Command};
 use speak::Shell;
 
 fn main() -> ExitCode {
+    // This executable also evaluates jq queries in child processes of its own, so that a runaway
+    // query ends a worker with its memory and time limits, never the server it came from.
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == jq::WORKER_ARG)
+    {
+        let args: Vec<String> = std::env::args_os()
+            .skip(2)
+            .map(|arg| arg.to_string_lossy().into_owned())
+            .collect();
+        return ExitCode::from(jq::worker_main(&args));
+    }
+    if let Ok(exe) = std::env::current_exe() {
+        jq::isolate_in(exe);
+    }
     let cli = Cli::parse();
     init_logging();
     let shell = Shell::new(cli.global.store.as_deref(), cli.global.session.as_deref());

@@ -1,19 +1,29 @@
 //! jq queries over stored JSON documents, run by jaq.
 //!
-//! Limits, chosen so that a query written by a model cannot flood its context
-//! or read the host environment:
-//! * at most [`MAX_OUTPUTS`] values are returned; evaluation stops there
-//!   without an error, so `.[]` over a huge array still answers;
-//! * `env` and `$ENV` are not available (the process environment may hold
-//!   secrets), nor are `input`/`inputs` (there is exactly one document);
-//! * `halt` ends the program normally; `halt_error` and `halt(n)` with a
-//!   non-zero code are reported as runtime errors.
-//!
-//! Not limited: evaluation time and memory of a single output. A program such
-//! as `last(range(1e15))` runs for a long time; callers that need a deadline
-//! must run this on a worker they can abandon.
+//! A query is written by a model, so nothing it asks for may take the process down or hold a core
+//! or the memory for long. Limits:
+//! * the program: at most [`MAX_PROGRAM_BYTES`] bytes and [`MAX_NESTING`] levels of brackets, and no
+//!   recursive definitions (`def f: 1 + f; f` would recurse until the stack overflows; jq's own
+//!   `recurse`, `walk`, `paths` and `reduce` cover what recursion is used for);
+//! * evaluation: at most [`JqLimits::timeout`] of wall clock and [`JqLimits::memory_bytes`] of memory.
+//!   Hard limits need a process: a face that calls [`isolate_in`] at startup (the `scratchpad` binary
+//!   does) runs each query in a child process of its own executable ([`worker_main`]) with those
+//!   limits set by the kernel, so a runaway query ends its worker, never the server. Without it (a
+//!   library embedding), the query runs on a thread with a large stack and the caller gets an error
+//!   at the deadline; the abandoned thread then runs on until its query ends;
+//! * at most [`MAX_OUTPUTS`] values are returned; evaluation stops there without an error, so `.[]`
+//!   over a huge array still answers;
+//! * `env` and `$ENV` are not available (the process environment may hold secrets), nor are
+//!   `input`/`inputs` (there is exactly one document);
+//! * `halt` ends the program normally; `halt_error` and `halt(n)` with a non-zero code are reported
+//!   as runtime errors.
 
 use std::fmt::{self, Write as _};
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
+use std::time::{Duration, Instant};
 
 use jaq_core::load::{Arena, File, Loader, lex, parse};
 use jaq_core::{Compiler, Ctx, Vars, compile, data, load};
@@ -22,6 +32,50 @@ use serde_json::{Map, Number, Value};
 
 /// Values returned before evaluation stops (count).
 pub const MAX_OUTPUTS: usize = 10_000;
+
+/// Longest program accepted (bytes): a query is a line or two; a longer one is generated.
+pub const MAX_PROGRAM_BYTES: usize = 4_000;
+
+/// Deepest nesting of `(`, `[` and `{` in a program: jaq parses and compiles recursively.
+pub const MAX_NESTING: usize = 64;
+
+/// The argument that makes the `scratchpad` executable a jq worker (see [`worker_main`]).
+pub const WORKER_ARG: &str = "__scratchpad-jq-worker";
+
+/// Stack of the thread a query is evaluated on (bytes; reserved, not committed, until used).
+const EVAL_STACK_BYTES: usize = 256 * 1024 * 1024;
+
+/// What one query may spend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JqLimits {
+    /// Wall clock for the whole query.
+    pub timeout: Duration,
+    /// Memory of the worker process (its address space), document included.
+    pub memory_bytes: u64,
+}
+
+impl Default for JqLimits {
+    fn default() -> Self {
+        Self {
+            timeout: Duration::from_secs(10),
+            memory_bytes: 4 << 30,
+        }
+    }
+}
+
+impl JqLimits {
+    /// The defaults, or `SCRATCHPAD_JQ_TIMEOUT_MS` and `SCRATCHPAD_JQ_MEMORY_MB` where set.
+    pub fn from_env() -> Self {
+        let number = |name: &str| std::env::var(name).ok()?.trim().parse::<u64>().ok();
+        let default = Self::default();
+        Self {
+            timeout: number("SCRATCHPAD_JQ_TIMEOUT_MS")
+                .map_or(default.timeout, Duration::from_millis),
+            memory_bytes: number("SCRATCHPAD_JQ_MEMORY_MB")
+                .map_or(default.memory_bytes, |mb| mb.saturating_mul(1 << 20)),
+        }
+    }
+}
 
 /// Longest excerpt of the program quoted back in an error message (chars).
 const MAX_PROGRAM_CHARS: usize = 200;
@@ -56,12 +110,33 @@ pub enum JqError {
     /// The document is not a single JSON value.
     #[error("{0}")]
     NotJson(String),
+    /// The program or its evaluation went past a limit (size, nesting, recursion, time, memory).
+    #[error("{0}")]
+    Limit(String),
 }
 
-/// Runs a jq program over one JSON document. Returns every output value, in order.
-///
-/// At most [`MAX_OUTPUTS`] values are returned; the rest are not computed.
+/// Runs a jq program over one JSON document within [`JqLimits::from_env`]. Returns every output
+/// value, in order; at most [`MAX_OUTPUTS`] values, the rest are not computed.
 pub fn run_jq(document: &[u8], program: &str) -> Result<Vec<Value>, JqError> {
+    run_jq_within(document, program, JqLimits::from_env())
+}
+
+/// [`run_jq`] with explicit limits.
+pub fn run_jq_within(
+    document: &[u8],
+    program: &str,
+    limits: JqLimits,
+) -> Result<Vec<Value>, JqError> {
+    check_program(program)?;
+    let _slot = WorkerSlot::take();
+    match WORKER.get() {
+        Some(exe) => in_worker(exe, document, program, limits),
+        None => on_thread(document.to_vec(), program.to_owned(), limits),
+    }
+}
+
+/// Evaluates on the current thread, without limits beyond [`check_program`]'s: what a worker does.
+fn evaluate(document: &[u8], program: &str) -> Result<Vec<Value>, JqError> {
     // Compile before parsing so that a typo is reported without paying for
     // parsing a large document.
     let defs = jaq_core::defs()
@@ -124,6 +199,420 @@ pub fn run_jq(document: &[u8], program: &str) -> Result<Vec<Value>, JqError> {
         }
     }
     Ok(outputs)
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Limits
+
+/// Refuses programs that could exhaust the stack before evaluation starts: too long, nested too
+/// deep, or defining a function that calls itself.
+fn check_program(program: &str) -> Result<(), JqError> {
+    if program.len() > MAX_PROGRAM_BYTES {
+        return Err(JqError::Limit(format!(
+            "the jq program is {} bytes, over the limit of {MAX_PROGRAM_BYTES}; write a shorter query \
+             (select the part you need first, e.g. `.items[] | select(.id == 7)`)",
+            program.len()
+        )));
+    }
+    let tokens = tokens(program);
+    let mut depth = 0usize;
+    for token in &tokens {
+        match *token {
+            "(" | "[" | "{" => {
+                depth += 1;
+                if depth > MAX_NESTING {
+                    return Err(JqError::Limit(format!(
+                        "`{}` nests brackets more than {MAX_NESTING} levels deep, the limit for a \
+                         jq program; flatten it, e.g. with `|` between steps",
+                        excerpt(program)
+                    )));
+                }
+            }
+            ")" | "]" | "}" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if let Some(name) = recursive_definition(&tokens) {
+        return Err(JqError::Limit(format!(
+            "`{name}` calls itself in `{}`; recursive definitions are not allowed (they can recurse \
+             until the process runs out of stack). Use jq's `recurse`, `walk`, `paths`, `..` or \
+             `reduce` instead",
+            excerpt(program)
+        )));
+    }
+    Ok(())
+}
+
+/// The program's tokens, coarsely: identifiers (with `$`, `::`), strings as one token, and every
+/// other character on its own. Enough to follow brackets and definitions.
+fn tokens(program: &str) -> Vec<&str> {
+    let bytes = program.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        let b = bytes[i];
+        if b == b'"' {
+            // A string, escapes and all; `\(...)` interpolation is kept inside it (its brackets
+            // are counted by jaq's own parser, within MAX_PROGRAM_BYTES).
+            i += 1;
+            while i < bytes.len() && bytes[i] != b'"' {
+                i += if bytes[i] == b'\\' { 2 } else { 1 };
+            }
+            i = (i + 1).min(bytes.len());
+        } else if b == b'#' {
+            // A comment, to the end of the line.
+            while i < bytes.len() && bytes[i] != b'\n' {
+                i += 1;
+            }
+            continue;
+        } else if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            // `name`, `$var`, `module::name` (a single `:` ends the name: `def f: …`).
+            loop {
+                while i < bytes.len()
+                    && (bytes[i].is_ascii_alphanumeric() || matches!(bytes[i], b'_' | b'$'))
+                {
+                    i += 1;
+                }
+                if bytes[i..].starts_with(b"::") {
+                    i += 2;
+                } else {
+                    break;
+                }
+            }
+        } else if b.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        } else {
+            // One character, whole (a multi-byte one included).
+            i += program[i..].chars().next().map_or(1, char::len_utf8);
+        }
+        out.push(&program[start..i]);
+    }
+    out
+}
+
+/// The first `def NAME…: BODY;` whose body mentions NAME. jq has no forward references, so every
+/// recursion, direct or through a nested definition, shows as a name used inside its own body.
+fn recursive_definition<'a>(tokens: &[&'a str]) -> Option<&'a str> {
+    for (at, token) in tokens.iter().enumerate() {
+        if *token != "def" {
+            continue;
+        }
+        let name = tokens.get(at + 1)?;
+        // The body runs from the `:` after the name (and its parameters) to the `;` that closes
+        // this definition: nested `def … ;` open and close levels of their own.
+        let mut i = at + 2;
+        let mut depth = 0usize;
+        while i < tokens.len() && !(tokens[i] == ":" && depth == 0) {
+            match tokens[i] {
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                _ => {}
+            }
+            i += 1;
+        }
+        let mut open_defs = 1usize;
+        depth = 0;
+        for token in tokens.iter().skip(i + 1) {
+            match *token {
+                "def" => open_defs += 1,
+                ";" if depth == 0 => {
+                    open_defs -= 1;
+                    if open_defs == 0 {
+                        break;
+                    }
+                }
+                "(" | "[" | "{" => depth += 1,
+                ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                t if t == *name => return Some(name),
+                _ => {}
+            }
+        }
+    }
+    None
+}
+
+/// The executable whose [`WORKER_ARG`] mode evaluates queries, once a face has named it.
+static WORKER: OnceLock<PathBuf> = OnceLock::new();
+
+/// Runs every later query in a child process of `exe` (which must call [`worker_main`] when its
+/// first argument is [`WORKER_ARG`]), with the time and memory limits enforced by the kernel.
+pub fn isolate_in(exe: PathBuf) {
+    let _ = WORKER.set(exe);
+}
+
+/// Queries evaluated at once, whatever the number of callers: each may hold
+/// [`JqLimits::memory_bytes`].
+static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
+
+/// One of the evaluation slots (as many as the machine has cores), held until dropped.
+struct WorkerSlot;
+
+impl WorkerSlot {
+    fn take() -> Self {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let (lock, freed) = &RUNNING;
+        let mut running = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        while *running >= cores {
+            running = freed.wait(running).unwrap_or_else(PoisonError::into_inner);
+        }
+        *running += 1;
+        WorkerSlot
+    }
+}
+
+impl Drop for WorkerSlot {
+    fn drop(&mut self) {
+        let (lock, freed) = &RUNNING;
+        let mut running = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        *running = running.saturating_sub(1);
+        freed.notify_one();
+    }
+}
+
+fn timed_out(program: &str, limits: JqLimits) -> JqError {
+    JqError::Limit(format!(
+        "jq `{}` ran longer than {} ms, the limit for one query; narrow it (e.g. `.items[0:100]`, \
+         `first(...)`, `limit(10; ...)`) or count with `length` before listing",
+        excerpt(program),
+        limits.timeout.as_millis()
+    ))
+}
+
+/// Evaluates on a thread with a large stack, giving up at the deadline.
+fn on_thread(document: Vec<u8>, program: String, limits: JqLimits) -> Result<Vec<Value>, JqError> {
+    let (done, result) = std::sync::mpsc::sync_channel(1);
+    let quoted = program.clone();
+    let spawned = std::thread::Builder::new()
+        .name("jq".into())
+        .stack_size(EVAL_STACK_BYTES)
+        .spawn(move || {
+            let _ = done.send(evaluate(&document, &program));
+        });
+    if let Err(err) = spawned {
+        return Err(JqError::Limit(format!(
+            "cannot start a jq evaluation: {err}"
+        )));
+    }
+    match result.recv_timeout(limits.timeout) {
+        Ok(outcome) => outcome,
+        Err(_) => Err(timed_out(&quoted, limits)),
+    }
+}
+
+/// Evaluates in a child process of `exe`, which sets its own limits before reading the query.
+fn in_worker(
+    exe: &PathBuf,
+    document: &[u8],
+    program: &str,
+    limits: JqLimits,
+) -> Result<Vec<Value>, JqError> {
+    let failed = |what: &str, err: std::io::Error| {
+        JqError::Limit(format!("cannot run the jq worker ({what}: {err})"))
+    };
+    let mut child = Command::new(exe)
+        .arg(WORKER_ARG)
+        .arg(limits.timeout.as_millis().to_string())
+        .arg(limits.memory_bytes.to_string())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|err| failed("start", err))?;
+    let (Some(mut stdin), Some(mut stdout), Some(mut stderr)) =
+        (child.stdin.take(), child.stdout.take(), child.stderr.take())
+    else {
+        let _ = child.kill();
+        return Err(JqError::Limit("cannot talk to the jq worker".into()));
+    };
+    let deadline = Instant::now() + limits.timeout;
+    let (replied, errors, status) = std::thread::scope(|scope| {
+        // The query and the document go in while the reply comes out: neither pipe may fill up.
+        scope.spawn(move || {
+            let length = (program.len() as u64).to_le_bytes();
+            let _ = stdin
+                .write_all(&length)
+                .and_then(|()| stdin.write_all(program.as_bytes()))
+                .and_then(|()| stdin.write_all(document));
+        });
+        let reply = scope.spawn(move || {
+            let mut out = Vec::new();
+            let _ = stdout.read_to_end(&mut out);
+            out
+        });
+        let errors = scope.spawn(move || {
+            let mut out = Vec::new();
+            let _ = stderr.by_ref().take(64 * 1024).read_to_end(&mut out);
+            out
+        });
+        let status = wait_until(&mut child, deadline);
+        (
+            reply.join().unwrap_or_default(),
+            errors.join().unwrap_or_default(),
+            status,
+        )
+    });
+    let Some(status) = status else {
+        return Err(timed_out(program, limits));
+    };
+    if status.success() {
+        return serde_json::from_slice::<WorkerReply>(&replied)
+            .map_err(|err| JqError::Limit(format!("the jq worker's reply was unreadable: {err}")))?
+            .into_result();
+    }
+    let errors = String::from_utf8_lossy(&errors);
+    Err(JqError::Limit(if errors.contains("memory allocation of") {
+        format!(
+            "jq `{}` needed more than {} MiB, the memory limit for one query; select the part you need \
+             first (e.g. `.items[0:100]`) or count with `length` instead of building large arrays",
+            excerpt(program),
+            limits.memory_bytes >> 20
+        )
+    } else if errors.contains("overflowed its stack") {
+        format!(
+            "jq `{}` nested deeper than the stack allows; build shallower values",
+            excerpt(program)
+        )
+    } else if cpu_limit(status) {
+        return Err(timed_out(program, limits));
+    } else {
+        let last = errors.lines().last().unwrap_or("no message");
+        format!("the jq worker failed ({status}): {last}")
+    }))
+}
+
+/// The child's status, or `None` once `deadline` passed (the child is then killed).
+fn wait_until(child: &mut std::process::Child, deadline: Instant) -> Option<ExitStatus> {
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+        }
+    }
+}
+
+/// Whether the kernel stopped the worker for its CPU time (SIGXCPU, or SIGKILL at the hard limit).
+fn cpu_limit(status: ExitStatus) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::process::ExitStatusExt as _;
+        matches!(status.signal(), Some(24 | 9))
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = status;
+        false
+    }
+}
+
+/// What a worker writes to its stdout.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum WorkerReply {
+    Values(Vec<Value>),
+    Syntax(String),
+    Runtime(String),
+    NotJson(String),
+    Limit(String),
+}
+
+impl WorkerReply {
+    fn from_result(result: Result<Vec<Value>, JqError>) -> Self {
+        match result {
+            Ok(values) => Self::Values(values),
+            Err(JqError::Syntax(m)) => Self::Syntax(m),
+            Err(JqError::Runtime(m)) => Self::Runtime(m),
+            Err(JqError::NotJson(m)) => Self::NotJson(m),
+            Err(JqError::Limit(m)) => Self::Limit(m),
+        }
+    }
+
+    fn into_result(self) -> Result<Vec<Value>, JqError> {
+        match self {
+            Self::Values(values) => Ok(values),
+            Self::Syntax(m) => Err(JqError::Syntax(m)),
+            Self::Runtime(m) => Err(JqError::Runtime(m)),
+            Self::NotJson(m) => Err(JqError::NotJson(m)),
+            Self::Limit(m) => Err(JqError::Limit(m)),
+        }
+    }
+}
+
+/// The worker: what the `scratchpad` executable does when its first argument is [`WORKER_ARG`].
+/// Arguments: the timeout in ms and the memory limit in bytes; stdin: the program's length (u64,
+/// little-endian), the program, then the document; stdout: a [`WorkerReply`] as JSON. Returns the
+/// process's exit code.
+pub fn worker_main(args: &[String]) -> u8 {
+    let number = |i: usize| args.get(i).and_then(|a| a.parse::<u64>().ok());
+    let (Some(timeout_ms), Some(memory)) = (number(0), number(1)) else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "usage: {WORKER_ARG} TIMEOUT_MS MEMORY_BYTES"
+        );
+        return 2;
+    };
+    set_limits(timeout_ms, memory);
+    let mut input = Vec::new();
+    if std::io::stdin().read_to_end(&mut input).is_err() || input.len() < 8 {
+        return 2;
+    }
+    let (length, rest) = input.split_at(8);
+    let length = u64::from_le_bytes(length.try_into().unwrap_or([0; 8]));
+    let length = usize::try_from(length)
+        .unwrap_or(usize::MAX)
+        .min(rest.len());
+    let (program, document) = rest.split_at(length);
+    let program = String::from_utf8_lossy(program).into_owned();
+    let document = document.to_vec();
+    drop(input);
+    let evaluated = std::thread::Builder::new()
+        .name("jq".into())
+        .stack_size(EVAL_STACK_BYTES)
+        .spawn(move || evaluate(&document, &program))
+        .map(|thread| thread.join());
+    let reply = match evaluated {
+        Ok(Ok(result)) => WorkerReply::from_result(result),
+        _ => return 3,
+    };
+    let mut stdout = std::io::stdout().lock();
+    let written = serde_json::to_writer(&mut stdout, &reply).is_ok() && stdout.flush().is_ok();
+    if written { 0 } else { 3 }
+}
+
+/// Caps the worker's memory (address space, the large evaluation stack included) and CPU time;
+/// going over either ends the worker, which the parent reports as that limit.
+fn set_limits(timeout_ms: u64, memory_bytes: u64) {
+    #[cfg(unix)]
+    {
+        use rustix::process::{Resource, Rlimit, setrlimit};
+        let stack = EVAL_STACK_BYTES as u64;
+        let memory = memory_bytes.saturating_add(stack);
+        let _ = setrlimit(
+            Resource::As,
+            Rlimit {
+                current: Some(memory),
+                maximum: Some(memory),
+            },
+        );
+        let seconds = timeout_ms.div_ceil(1000) + 1;
+        let _ = setrlimit(
+            Resource::Cpu,
+            Rlimit {
+                current: Some(seconds),
+                maximum: Some(seconds + 1),
+            },
+        );
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (timeout_ms, memory_bytes);
+    }
 }
 
 fn not_json(document: &[u8], error: &serde_json::Error) -> JqError {
@@ -276,7 +765,8 @@ fn lex_expectation(expect: &lex::Expect<&str>) -> &'static str {
     }
 }
 
-fn excerpt(program: &str) -> String {
+/// The program as quoted back: its first 200 characters.
+pub(crate) fn excerpt(program: &str) -> String {
     let mut chars = program.chars();
     let mut out: String = chars.by_ref().take(MAX_PROGRAM_CHARS).collect();
     if chars.next().is_some() {
@@ -573,6 +1063,67 @@ mod tests {
         assert!(msg.contains("more than one JSON value"), "{msg}");
 
         assert!(matches!(jq("", ".").unwrap_err(), JqError::NotJson(_)));
+    }
+
+    #[test]
+    fn recursive_definitions_are_refused_before_running() {
+        for program in [
+            "def f: 1 + f; f",
+            "def f(x): x | f(x); f(.)",
+            "def a: def b: a; b; a",
+            "def deep: if . > 0 then . - 1 | deep else . end; 5 | deep",
+            "def m::f: m::f; 1",
+        ] {
+            let err = jq("1", program).unwrap_err();
+            assert!(
+                matches!(&err, JqError::Limit(m) if m.contains("calls itself")),
+                "{program}: {err:?}"
+            );
+        }
+        for program in [
+            "def f: .a; f",
+            "def f(g): g; f(.a) | f(.b)",
+            "def f: \"def g: g\"; f",
+            "[.[] | select(.def == 1)]",
+        ] {
+            assert!(
+                !matches!(jq("{}", program), Err(JqError::Limit(_))),
+                "{program}"
+            );
+        }
+    }
+
+    #[test]
+    fn programs_too_long_or_too_deep_are_refused() {
+        let long = ".a".repeat(MAX_PROGRAM_BYTES);
+        assert!(matches!(jq("{}", &long), Err(JqError::Limit(m)) if m.contains("bytes")));
+        let deep = format!(
+            "{}1{}",
+            "(".repeat(MAX_NESTING + 1),
+            ")".repeat(MAX_NESTING + 1)
+        );
+        assert!(matches!(jq("{}", &deep), Err(JqError::Limit(m)) if m.contains("levels deep")));
+        let fine = format!("{}1{}", "(".repeat(MAX_NESTING), ")".repeat(MAX_NESTING));
+        assert_eq!(jq("{}", &fine).unwrap(), vec![json!(1)]);
+        // Brackets inside strings are not nesting.
+        let quoted = format!("\"{}\"", "[".repeat(200));
+        assert!(jq("{}", &quoted).is_ok());
+    }
+
+    #[test]
+    fn a_query_past_its_deadline_is_an_error() {
+        let limits = JqLimits {
+            timeout: Duration::from_millis(200),
+            ..JqLimits::default()
+        };
+        let started = Instant::now();
+        let err =
+            run_jq_within(b"null", "reduce range(1e15) as $x (0; . + 1)", limits).unwrap_err();
+        assert!(
+            matches!(&err, JqError::Limit(m) if m.contains("ran longer than 200 ms")),
+            "{err:?}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(5));
     }
 
     #[test]

@@ -98,7 +98,8 @@ pub(super) fn query(
             info,
             text,
             format!(
-                "jq `{query}` over {} bytes: {} result{}",
+                "jq `{}` over {} bytes: {} result{}",
+                jq::excerpt(query),
                 thousands(info.bytes),
                 count,
                 if count == 1 { "" } else { "s" }

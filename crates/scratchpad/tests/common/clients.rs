@@ -23,6 +23,7 @@ pub fn python(script: &str, args: &[&str]) -> Output {
     Command::new(python_interpreter())
         .arg(script)
         .args(args)
+        .envs(super::JQ_LIMITS)
         .output()
         .unwrap()
 }

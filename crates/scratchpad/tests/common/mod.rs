@@ -2,6 +2,12 @@
 
 pub mod clients;
 
+/// Tighter jq limits than the defaults (10 s, 4 GiB), so that the runaway-query tests end quickly.
+pub const JQ_LIMITS: [(&str, &str); 2] = [
+    ("SCRATCHPAD_JQ_TIMEOUT_MS", "2000"),
+    ("SCRATCHPAD_JQ_MEMORY_MB", "512"),
+];
+
 use std::io::Write as _;
 use std::process::{Command, Output, Stdio};
 
@@ -75,6 +81,7 @@ impl Pad {
             .env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.dir.path().join("config"))
             .env("XDG_DATA_HOME", self.dir.path().join("data"))
+            .envs(JQ_LIMITS)
             .current_dir(self.dir.path());
         if !args.contains(&"--store") {
             cmd.env("SCRATCHPAD_STORE", &self.store);

@@ -106,6 +106,19 @@ async def user_flow(client: Client, mode: str) -> str:
     prompt = await client.get_prompt("scratchpad_guide")
     check("scratchpad_read" in prompt.messages[0].content.text, "the prompt carries the guidance")
 
+    # A runaway jq query is refused or ends its own worker process, never the server: the next call
+    # is answered.
+    await call(client, "scratchpad_write", {"name": "orders", "content": '{"items": [{"id": 71}]}'})
+    recursive, _ = await call(client, "scratchpad_read",
+                              {"name": "orders", "mode": "json", "query": "def f: 1 + f; f"}, error=True)
+    check("calls itself" in recursive, recursive)
+    hungry, _ = await call(client, "scratchpad_read",
+                           {"name": "orders", "mode": "json", "query": "[range(1e10)] | length"}, error=True)
+    check("limit" in hungry, hungry)
+    ids, _ = await call(client, "scratchpad_read", {"name": "orders", "mode": "json", "query": ".items[].id"})
+    check("71" in ids, ids)
+    await call(client, "scratchpad_delete", {"name": "orders"})
+
     await call(client, "scratchpad_delete", {"name": "worker-log"})
     _, page = await call(client, "scratchpad_list", {})
     check([entry["name"] for entry in page["entries"]] == ["plan"], f"{page}")

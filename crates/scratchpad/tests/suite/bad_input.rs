@@ -168,3 +168,41 @@ fn jq_syntax_error_is_reported() {
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
     assert_eq!(pad.ok(&["read", "doc", "--jq", ".a[1]", "--raw"]), "2\n");
 }
+
+/// A jq query is written by a model: one that would recurse without end, run for minutes or fill
+/// the memory ends with the limit it hit (the tests run with 2 s and 512 MiB, see `JQ_LIMITS`), in a
+/// worker process of its own, and the store keeps answering.
+#[test]
+fn runaway_jq_queries_end_with_the_limit_they_hit() {
+    let pad = Pad::new();
+    pad.ok_stdin(
+        &["put", "orders"],
+        br#"{"items": [{"id": 71}, {"id": 72}]}"#,
+    );
+    let deep = format!("{}.{}", "[".repeat(100), "]".repeat(100));
+    let long = ".a".repeat(2_500);
+    let cases: Vec<(&str, &str)> = vec![
+        ("def f: 1 + f; f", "`f` calls itself"),
+        (
+            "def walk2(f): . as $in | f | walk2(f); walk2(.)",
+            "`walk2` calls itself",
+        ),
+        (
+            "reduce range(1e12) as $x (0; . + 1)",
+            "ran longer than 2000 ms",
+        ),
+        ("[range(1e12)] | length", "needed more than 512 MiB"),
+        (&deep, "more than 64 levels deep"),
+        (&long, "over the limit of 4000"),
+    ];
+    for (query, want) in cases {
+        let run = pad.run(&["read", "orders", "--jq", query]).fails();
+        assert!(run.stderr.contains(want), "{query}: {}", run.stderr);
+        assert_eq!(run.code, 1, "{query}: {}", run.stderr);
+    }
+    // Not recursion: a definition used after its own body, and the same words inside a string.
+    let ok = pad.ok(&["read", "orders", "--jq", "def id2: .id; [.items[] | id2]"]);
+    assert!(ok.contains("71") && ok.contains("72"), "{ok}");
+    let ok = pad.ok(&["read", "orders", "--jq", r#""def f: f" | length"#]);
+    assert!(ok.contains('8'), "{ok}");
+}
