@@ -41,6 +41,9 @@ pub enum Error {
     /// A text read of a binary entry, a jq query on a non-JSON entry, and the like.
     #[error("{0}")]
     WrongKind(Advice),
+    /// A read was stopped before it finished: past its deadline, or cancelled by its caller.
+    #[error("{0}")]
+    Stopped(Advice),
     /// The store URL or configuration is unusable.
     #[error("{0}")]
     Config(String),
@@ -123,7 +126,10 @@ impl Error {
             ))
             .arg(Arg::number(ArgName::IfVersion, *version))
             .and(" to overwrite it or choose another name"),
-            Self::InvalidArgument(advice) | Self::TooLarge(advice) | Self::WrongKind(advice) => {
+            Self::InvalidArgument(advice)
+            | Self::TooLarge(advice)
+            | Self::WrongKind(advice)
+            | Self::Stopped(advice) => {
                 advice.clone()
             }
             other => Advice::text(other.to_string()),

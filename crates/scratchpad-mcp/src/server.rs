@@ -111,7 +111,7 @@ impl ServerHandler for ScratchpadServer {
     ) -> Result<CallToolResponse, ErrorData> {
         let pad = self.pad_for(&context)?;
         let args = request.arguments.unwrap_or_default();
-        match tools::call(&pad, &request.name, args).await {
+        match tools::call(&pad, &request.name, args, context.ct.clone()).await {
             Some(result) => Ok(result.into()),
             None => Err(ErrorData::invalid_params(
                 format!(

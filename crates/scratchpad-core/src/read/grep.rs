@@ -3,6 +3,7 @@
 
 use grep_regex::RegexMatcherBuilder;
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
+use regex_syntax::hir::{Hir, HirKind};
 
 use super::source::EntryContent;
 use super::{ReadMode, ReadReply};
@@ -23,6 +24,16 @@ pub(crate) struct GrepArgs<'a> {
     pub ignore_case: bool,
     pub from: u64,
 }
+
+/// Largest compiled form of a pattern (bytes). Unicode classes are large (`\w{100}` needs a few
+/// MiB); counted repetitions are bounded separately, by [`MAX_REPETITION`].
+const REGEX_SIZE_LIMIT: usize = 8 << 20;
+/// Most copies of a sub-pattern a counted repetition may ask for, nested repetitions multiplied
+/// (`a{100000}` is 100,000; `(a{100}){100}` 10,000): each copy is matched at every byte, so a few
+/// characters of pattern could otherwise hold a core for minutes.
+const MAX_REPETITION: u64 = 2_000;
+/// Cache of the lazy DFA that does most matching (bytes).
+const REGEX_DFA_LIMIT: usize = 8 << 20;
 
 pub(crate) fn grep(
     info: &EntryInfo,
@@ -50,16 +61,28 @@ pub(crate) fn grep(
                 .and(" or later"),
         ));
     }
+    check_repetition(args.pattern)?;
     let matcher = RegexMatcherBuilder::new()
         .case_insensitive(args.ignore_case)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .dfa_size_limit(REGEX_DFA_LIMIT)
         .build(args.pattern)
         .map_err(|e| {
-            Error::invalid(format!(
-                "invalid regex `{}`: {}. Patterns use Rust regex syntax (like ripgrep); escape \
-                 special characters such as ( [ . * + ? with a backslash to match them literally",
-                args.pattern,
-                last_line(&e.to_string())
-            ))
+            let why = last_line(&e.to_string());
+            if why.contains("size limit") {
+                Error::invalid(format!(
+                    "the regex `{}` compiles to more than {} MiB, the limit for one pattern; use \
+                     fewer or smaller classes and repetitions, or a literal part of the line",
+                    args.pattern,
+                    REGEX_SIZE_LIMIT >> 20
+                ))
+            } else {
+                Error::invalid(format!(
+                    "invalid regex `{}`: {why}. Patterns use Rust regex syntax (like ripgrep); escape \
+                     special characters such as ( [ . * + ? with a backslash to match them literally",
+                    args.pattern,
+                ))
+            }
         })?;
     let context = usize::try_from(args.context).unwrap_or(0);
     let mut searcher = SearcherBuilder::new()
@@ -127,6 +150,37 @@ pub(crate) fn grep(
         shown_matches: Some(sink.shown),
         ..ReadReply::new(info, sink.out, location)
     })
+}
+
+/// Refuses counted repetitions that multiply to more than [`MAX_REPETITION`] copies. A pattern
+/// that does not parse passes: the matcher's own error says what is wrong with it.
+fn check_repetition(pattern: &str) -> Result<()> {
+    fn copies(hir: &Hir) -> u64 {
+        match hir.kind() {
+            HirKind::Repetition(rep) => {
+                let times = u64::from(rep.max.unwrap_or(rep.min).max(1));
+                times.saturating_mul(copies(&rep.sub))
+            }
+            HirKind::Capture(capture) => copies(&capture.sub),
+            HirKind::Concat(parts) | HirKind::Alternation(parts) => {
+                parts.iter().map(copies).max().unwrap_or(1)
+            }
+            _ => 1,
+        }
+    }
+    let Ok(hir) = regex_syntax::Parser::new().parse(pattern) else {
+        return Ok(());
+    };
+    let total = copies(&hir);
+    if total > MAX_REPETITION {
+        return Err(Error::invalid(format!(
+            "the regex `{pattern}` repeats a part {} times, over the limit of {}; match a shorter \
+             run (e.g. `a{{20,}}` for \"at least 20\") or a literal part of the line",
+            thousands(total),
+            thousands(MAX_REPETITION)
+        )));
+    }
+    Ok(())
 }
 
 /// The last non-empty line of a regex error: the one that says what is wrong.

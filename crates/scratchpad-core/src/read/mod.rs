@@ -12,6 +12,7 @@ pub mod summary;
 use serde::{Deserialize, Serialize};
 
 pub use reply::ReadReply;
+pub use source::Stop;
 
 use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
@@ -19,6 +20,10 @@ use crate::model::Kind;
 use crate::preview::thousands;
 use crate::store::{Entry, Store};
 use source::EntryContent;
+
+/// How long one read may run before it gives up with [`Error::Stopped`] (a grep over a few hundred
+/// MB takes well under a second; this bounds a pathological pattern).
+pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// Characters `head` and `tail` return when no count is given.
 pub const DEFAULT_EDGE_CHARS: u64 = 2_000;
@@ -103,11 +108,13 @@ impl ReadMode {
 
 /// Limits a read must respect.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct ReadLimits {
+pub(crate) struct ReadLimits<'a> {
     pub budget_chars: u64,
     /// The caller chose the budget (a full read honours it; otherwise the full-read guard rules).
     pub budget_given: bool,
     pub full_max_chars: u64,
+    /// When the read gives up.
+    pub stop: Stop<'a>,
 }
 
 /// The first hundred lines: the read suggested when an entry is too large for what was asked.
@@ -125,10 +132,13 @@ pub(crate) fn read(
     store: &dyn Store,
     entry: &Entry,
     mode: &ReadMode,
-    limits: ReadLimits,
+    limits: ReadLimits<'_>,
 ) -> Result<ReadReply> {
     let info = &entry.info;
-    let content = EntryContent::new(store, entry);
+    let content = EntryContent {
+        stop: limits.stop,
+        ..EntryContent::new(store, entry)
+    };
     let text_only = |what: &str| -> Result<()> {
         if info.kind == Kind::Binary {
             return Err(Error::WrongKind(

@@ -1,14 +1,69 @@
 //! Random access to one entry's content through the chunk index, so a read costs O(slice).
 
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::store::{ChunkPos, Locate, Store};
+
+/// When a read gives up: at a deadline, or when its caller cancels it (an MCP client's
+/// `notifications/cancelled`, an HTTP client gone). Checked before each piece of content is read,
+/// so a search that would run long ends within one buffer of its deadline.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Stop<'a> {
+    deadline: Option<(Instant, Duration)>,
+    cancelled: Option<&'a AtomicBool>,
+}
+
+impl<'a> Stop<'a> {
+    /// Stops `after` from now.
+    pub fn after(after: Duration) -> Self {
+        Self {
+            deadline: Instant::now().checked_add(after).map(|at| (at, after)),
+            cancelled: None,
+        }
+    }
+
+    /// Also stops once `flag` is set.
+    pub fn or_when(self, flag: &'a AtomicBool) -> Self {
+        Self {
+            cancelled: Some(flag),
+            ..self
+        }
+    }
+
+    pub(crate) fn check(&self) -> Result<()> {
+        if self
+            .cancelled
+            .is_some_and(|flag| flag.load(Ordering::Relaxed))
+        {
+            return Err(Error::Stopped(
+                "the read was cancelled by its caller before it finished".into(),
+            ));
+        }
+        if let Some((at, after)) = self.deadline
+            && Instant::now() >= at
+        {
+            return Err(Error::Stopped(
+                format!(
+                    "the read ran longer than {} s, the limit for one read; narrow it: a more \
+                     specific pattern, or a line range to search (`from`)",
+                    after.as_secs_f64()
+                )
+                .into(),
+            ));
+        }
+        Ok(())
+    }
+}
 
 /// One entry's content as the store holds it.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct EntryContent<'a> {
     pub store: &'a dyn Store,
+    /// When reading gives up.
+    pub stop: Stop<'a>,
     pub blob: i64,
     pub bytes: u64,
     pub chars: u64,
@@ -20,6 +75,7 @@ impl<'a> EntryContent<'a> {
     pub fn new(store: &'a dyn Store, entry: &crate::store::Entry) -> Self {
         Self {
             store,
+            stop: Stop::default(),
             blob: entry.blob,
             bytes: entry.info.bytes,
             chars: entry.info.chars,
@@ -44,6 +100,7 @@ impl<'a> EntryContent<'a> {
         let mut seq = pos.seq;
         let mut char_at = pos.char_start;
         while char_at < end {
+            self.stop.check()?;
             let data = self.store.chunk(self.blob, seq)?;
             let text = as_text(&data)?;
             for (i, c) in text.chars().enumerate() {
@@ -164,6 +221,7 @@ impl<'a> ChunkReader<'a> {
 
 impl Read for ChunkReader<'_> {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        self.content.stop.check().map_err(std::io::Error::other)?;
         self.fill().map_err(std::io::Error::other)?;
         if self.done {
             return Ok(0);

@@ -9,7 +9,7 @@ use super::retry::{READ_RETRIES, retry_while};
 use crate::error::{Error, Result, closest_names};
 use crate::model::{EntryInfo, Kind, estimate_tokens, now_ms, validate_name};
 use crate::read::source::EntryContent;
-use crate::read::{self, ReadLimits, ReadMode, ReadReply};
+use crate::read::{self, ReadLimits, ReadMode, ReadReply, Stop};
 use crate::store::{Entry, ListFilter, Page, SearchHit};
 
 /// Reads refresh an entry's access time at most this often (ms), so reads rarely write.
@@ -71,14 +71,28 @@ impl Scratchpad {
         }
     }
 
-    /// Reads part of an entry. `budget_chars` overrides the configured reply budget.
+    /// Reads part of an entry. `budget_chars` overrides the configured reply budget. The read gives
+    /// up after [`READ_TIMEOUT`](crate::read::READ_TIMEOUT).
     pub fn read(
         &self,
         name: &str,
         mode: &ReadMode,
         budget_chars: Option<usize>,
     ) -> Result<ReadReply> {
-        self.with_entry(name, |entry| self.read_entry(entry, mode, budget_chars))
+        self.read_until(name, mode, budget_chars, Stop::after(read::READ_TIMEOUT))
+    }
+
+    /// [`read`](Self::read), giving up as `stop` says (e.g. when the caller's request is cancelled).
+    pub fn read_until(
+        &self,
+        name: &str,
+        mode: &ReadMode,
+        budget_chars: Option<usize>,
+        stop: Stop<'_>,
+    ) -> Result<ReadReply> {
+        self.with_entry(name, |entry| {
+            self.read_entry_until(entry, mode, budget_chars, stop)
+        })
     }
 
     /// Looks an entry up and runs `f` on it; a concurrent overwrite can free the content between
@@ -106,14 +120,27 @@ impl Scratchpad {
         mode: &ReadMode,
         budget_chars: Option<usize>,
     ) -> Result<ReadReply> {
+        self.read_entry_until(entry, mode, budget_chars, Stop::after(read::READ_TIMEOUT))
+    }
+
+    fn read_entry_until(
+        &self,
+        entry: &Entry,
+        mode: &ReadMode,
+        budget_chars: Option<usize>,
+        stop: Stop<'_>,
+    ) -> Result<ReadReply> {
         let now = now_ms();
+        // Access times feed eviction, nothing a read needs: a store that cannot be written (a full
+        // disk, a read-only file) still serves reads.
         if now - entry.info.accessed_at > TOUCH_INTERVAL_MS {
-            self.store.touch(&self.session, &entry.info.name, now)?;
+            let _ = self.store.touch(&self.session, &entry.info.name, now);
         }
         let limits = ReadLimits {
             budget_chars: budget_chars.unwrap_or(self.config.read_budget_chars) as u64,
             budget_given: budget_chars.is_some(),
             full_max_chars: self.config.full_max_chars as u64,
+            stop,
         };
         read::read(self.store.as_ref(), entry, mode, limits)
     }

@@ -290,7 +290,56 @@ fn snapshot_grep_reply(backend: Backend) {
     insta::assert_snapshot!("snapshot_grep_reply", reply.render(&Library));
 }
 
+/// A read stops at its deadline or when its caller cancels it, with an error that says so; the
+/// entry reads whole again afterwards.
+fn reads_stop_at_their_deadline_or_when_cancelled(backend: Backend) {
+    use scratchpad_core::read::Stop;
+    use std::sync::atomic::AtomicBool;
+    let (_store, pad) = backend.pad();
+    let log = log_with_errors(50_000, &[25_000]);
+    put(&pad, "log", log.as_bytes());
+    let late = pad
+        .read_until(
+            "log",
+            &grep("ERROR", 0),
+            None,
+            Stop::after(std::time::Duration::ZERO),
+        )
+        .unwrap_err();
+    assert!(
+        matches!(late, scratchpad_core::Error::Stopped(_)),
+        "{late:?}"
+    );
+    assert!(late.to_string().contains("ran longer than"), "{late}");
+    let cancelled = AtomicBool::new(true);
+    let stop = Stop::after(std::time::Duration::from_secs(60)).or_when(&cancelled);
+    let err = pad
+        .read_until("log", &grep("ERROR", 0), None, stop)
+        .unwrap_err();
+    assert!(err.to_string().contains("cancelled"), "{err}");
+    let reply = pad.read("log", &grep("ERROR", 0), None).unwrap();
+    assert_eq!(reply.total_matches, Some(1));
+}
+
+/// A few characters of pattern must not compile to megabytes or match for minutes.
+fn patterns_that_would_run_away_are_refused(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    put(&pad, "line", "a".repeat(200_000).as_bytes());
+    for (pattern, want) in [
+        ("a{100000}", "repeats a part 100,000 times"),
+        ("(a{100}){100}", "repeats a part 10,000 times"),
+        ("(\\w+\\s+){200}", "compiles to more than 8 MiB"),
+    ] {
+        let err = pad.read("line", &grep(pattern, 0), None).unwrap_err();
+        assert!(err.to_string().contains(want), "{pattern}: {err}");
+    }
+    let fine = pad.read("line", &grep("a{2000}", 0), None).unwrap();
+    assert_eq!(fine.total_matches, Some(1));
+}
+
 backend_tests!(
+    reads_stop_at_their_deadline_or_when_cancelled,
+    patterns_that_would_run_away_are_refused,
     budgeted_reads_continue_exactly_across_chunks,
     lines_from_the_middle_of_a_large_entry,
     line_ranges_at_chunk_boundaries_are_exact,

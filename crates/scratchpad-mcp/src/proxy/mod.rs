@@ -422,7 +422,9 @@ impl ServerHandler for ProxyServer {
     ) -> Result<CallToolResponse, ErrorData> {
         if tools::is_scratchpad_tool(&request.name) {
             let args = request.arguments.clone().unwrap_or_default();
-            if let Some(result) = tools::call(&self.inner.pad, &request.name, args).await {
+            if let Some(result) =
+                tools::call(&self.inner.pad, &request.name, args, context.ct.clone()).await
+            {
                 return Ok(result.into());
             }
         }

@@ -10,8 +10,12 @@ use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
 use schemars::JsonSchema;
 use scratchpad_core::figures::counted;
+use scratchpad_core::read::{READ_TIMEOUT, Stop};
 use scratchpad_core::{Kind, ListFilter, ReadMode, Scratchpad, Ttl, WriteOptions};
 use serde::de::DeserializeOwned;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use tokio_util::sync::CancellationToken;
 
 pub use speak::Mcp;
 
@@ -93,19 +97,45 @@ pub fn is_scratchpad_tool(name: &str) -> bool {
 
 /// Runs one scratchpad tool call. Every failure of the tool's job, including bad arguments, is a
 /// result with `isError: true` whose message says what to do next. `None`: not a scratchpad tool.
-pub async fn call(pad: &Scratchpad, name: &str, args: JsonObject) -> Option<CallToolResult> {
+/// A read stops when `cancelled` fires (the client's `notifications/cancelled`) or when this
+/// future is dropped (its client went away), as well as at its deadline.
+pub async fn call(
+    pad: &Scratchpad,
+    name: &str,
+    args: JsonObject,
+    cancelled: CancellationToken,
+) -> Option<CallToolResult> {
     if !is_scratchpad_tool(name) {
         return None;
     }
     let pad = pad.clone();
     let name = name.to_owned();
+    let stop = Arc::new(AtomicBool::new(false));
+    let _on_drop = StopOnDrop(Arc::clone(&stop));
+    let watcher = {
+        let stop = Arc::clone(&stop);
+        tokio::spawn(async move {
+            cancelled.cancelled().await;
+            stop.store(true, Ordering::Relaxed);
+        })
+    };
     // The engine is synchronous (SQLite or a blocking PostgreSQL client): keep it off the async workers.
-    let outcome = crate::blocking(move || dispatch(&pad, &name, args)).await;
+    let outcome = crate::blocking(move || dispatch(&pad, &name, args, &stop)).await;
+    watcher.abort();
     Some(match outcome {
         Ok(Ok(result)) => result,
         Ok(Err(failure)) => failure.into_result(),
         Err(stopped) => Failure::Internal(stopped.message.to_string()).into_result(),
     })
+}
+
+/// Sets its flag when dropped: a call whose future is dropped has no one waiting for its answer.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
 }
 
 /// Why a call failed, before it becomes an `isError` result. `into_result` is the one place core
@@ -146,10 +176,15 @@ impl Failure {
     }
 }
 
-fn dispatch(pad: &Scratchpad, tool: &str, args: JsonObject) -> Result<CallToolResult, Failure> {
+fn dispatch(
+    pad: &Scratchpad,
+    tool: &str,
+    args: JsonObject,
+    stop: &AtomicBool,
+) -> Result<CallToolResult, Failure> {
     match tool {
         WRITE => write(pad, parse(tool, args)?),
-        READ => read(pad, parse(tool, args)?),
+        READ => read(pad, parse(tool, args)?, stop),
         EDIT => edit(pad, parse(tool, args)?),
         LIST => list(pad, parse(tool, args)?),
         DELETE => {
@@ -282,7 +317,7 @@ fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
     Ok(result)
 }
 
-fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
+fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolResult, Failure> {
     let mode = read_mode(&args)?;
     let budget = args
         .max_chars
@@ -293,7 +328,8 @@ fn read(pad: &Scratchpad, args: ReadArgs) -> Result<CallToolResult, Failure> {
             "max_chars must be at least 1; omit it for the default budget of 8000 characters",
         ));
     }
-    let reply = pad.read(&args.name, &mode, budget)?;
+    let stop = Stop::after(READ_TIMEOUT).or_when(stop);
+    let reply = pad.read_until(&args.name, &mode, budget, stop)?;
     Ok(render::read_result(&reply))
 }
 
