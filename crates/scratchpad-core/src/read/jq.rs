@@ -546,7 +546,7 @@ impl WorkerReply {
 
 /// The worker: what the `scratchpad` executable does when its first argument is [`WORKER_ARG`].
 /// Arguments: the timeout in ms and the memory limit in bytes; stdin: the program's length (u64,
-/// little-endian), the program, then the document; stdout: a [`WorkerReply`] as JSON. Returns the
+/// little-endian), the program, then the document; stdout: a `WorkerReply` as JSON. Returns the
 /// process's exit code.
 pub fn worker_main(args: &[String]) -> u8 {
     let number = |i: usize| args.get(i).and_then(|a| a.parse::<u64>().ok());
