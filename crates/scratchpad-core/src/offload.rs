@@ -3,6 +3,8 @@
 //! stored whole and replaced by a reference with a preview. Faces only map their own content (MCP
 //! content blocks, a function's return value) to [`Part`]s and back.
 
+use std::borrow::Cow;
+
 use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -377,7 +379,7 @@ impl Scratchpad {
             let name = observation.save_as.clone().filter(|_| Some(index) == bulk);
             let part = &observation.parts[index];
             let bytes = part_bytes(part, &sized[index])?;
-            let reference = self.store_part(observation, bytes, &part.metadata, name)?;
+            let reference = self.store_part(observation, &bytes, &part.metadata, name)?;
             outcomes[index] = PartOutcome::Stored(reference);
         }
         Ok(Offload {
@@ -389,14 +391,14 @@ impl Scratchpad {
     fn store_part(
         &self,
         observation: &Observation,
-        bytes: Vec<u8>,
+        mut bytes: &[u8],
         part_metadata: &Map<String, Value>,
         name: Option<String>,
     ) -> Result<Reference> {
         let mut metadata = small_metadata(&observation.metadata);
         metadata.extend(small_metadata(part_metadata));
         let entry = self.put(
-            &mut bytes.as_slice(),
+            &mut bytes,
             PutOptions {
                 name,
                 source: Source {
@@ -444,29 +446,35 @@ impl Scratchpad {
                 )
             })
         };
-        let (bytes, metadata) = if !texts.is_empty() {
-            (texts.join("\n").into_bytes(), &no_metadata)
-        } else if let Some(index) = first(true).or_else(|| first(false)) {
-            let part = &observation.parts[index];
-            (part_bytes(part, &sized[index])?, &part.metadata)
-        } else {
-            (Vec::new(), &no_metadata)
+        let (bytes, metadata) = match texts.as_slice() {
+            [] => match first(true).or_else(|| first(false)) {
+                Some(index) => {
+                    let part = &observation.parts[index];
+                    (part_bytes(part, &sized[index])?, &part.metadata)
+                }
+                None => (Cow::Borrowed(&[][..]), &no_metadata),
+            },
+            [text] => (Cow::Borrowed(text.as_bytes()), &no_metadata),
+            texts => (Cow::Owned(texts.join("\n").into_bytes()), &no_metadata),
         };
         Ok(self
-            .store_part(observation, bytes, metadata, Some(name.to_owned()))?
+            .store_part(observation, &bytes, metadata, Some(name.to_owned()))?
             .entry)
     }
 }
 
-/// The bytes to store for a part: text as it is, JSON as serialized once, binary decoded.
-fn part_bytes(part: &Part, sized: &Sized) -> Result<Vec<u8>> {
+/// The bytes to store for a part: text as it is, JSON as serialized once, binary decoded. Only
+/// base64 is copied (decoded); the rest is borrowed, so a large part is held once.
+fn part_bytes<'a>(part: &'a Part, sized: &'a Sized) -> Result<Cow<'a, [u8]>> {
     Ok(match &part.content {
-        Content::Text(text) => text.as_bytes().to_vec(),
-        Content::Json(_) => sized.json.clone().unwrap_or_default(),
-        Content::Binary(Binary::Bytes(bytes)) => bytes.clone(),
-        Content::Binary(Binary::Base64(text)) => base64::engine::general_purpose::STANDARD
-            .decode(text)
-            .map_err(|e| Error::invalid(format!("binary content is not valid base64: {e}")))?,
+        Content::Text(text) => Cow::Borrowed(text.as_bytes()),
+        Content::Json(_) => Cow::Borrowed(sized.json.as_deref().unwrap_or_default()),
+        Content::Binary(Binary::Bytes(bytes)) => Cow::Borrowed(bytes),
+        Content::Binary(Binary::Base64(text)) => Cow::Owned(
+            base64::engine::general_purpose::STANDARD
+                .decode(text)
+                .map_err(|e| Error::invalid(format!("binary content is not valid base64: {e}")))?,
+        ),
     })
 }
 

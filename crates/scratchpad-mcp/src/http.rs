@@ -6,13 +6,21 @@ use std::fmt;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use axum::extract::{Request, State};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use http::{StatusCode, header};
+use http::{Method, StatusCode, header};
+use rmcp::model::ErrorCode;
+use rmcp::transport::streamable_http_server::session::SessionManager as _;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use scratchpad_core::Scratchpad;
+use scratchpad_core::figures::thousands;
+use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
 
@@ -39,6 +47,30 @@ pub struct HttpOptions {
     /// Extra browser origins to accept besides loopback ones, e.g. `https://app.example.com:443`.
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: usize,
+    pub sessions: SessionLimits,
+}
+
+/// How many MCP sessions the server keeps, and for how long. Each costs memory until it ends, so a
+/// client cannot open them without bound: past its own cap its least recently used session is
+/// closed; past the server's cap new sessions are refused until some end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SessionLimits {
+    /// Sessions of all clients together.
+    pub max_total: usize,
+    /// Sessions of one client (one token; all clients when there are no tokens).
+    pub max_per_client: usize,
+    /// A session unused this long is closed; its client starts a new one.
+    pub idle: Duration,
+}
+
+impl Default for SessionLimits {
+    fn default() -> Self {
+        Self {
+            max_total: 1_000,
+            max_per_client: 64,
+            idle: Duration::from_secs(30 * 60),
+        }
+    }
 }
 
 impl fmt::Debug for HttpOptions {
@@ -50,6 +82,7 @@ impl fmt::Debug for HttpOptions {
             .field("allowed_hosts", &self.allowed_hosts)
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("sessions", &self.sessions)
             .finish()
     }
 }
@@ -64,6 +97,7 @@ impl HttpOptions {
             allowed_hosts: Vec::new(),
             allowed_origins: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            sessions: SessionLimits::default(),
         }
     }
 }
@@ -83,6 +117,7 @@ impl HttpServer {
         let listener = TcpListener::bind(options.addr)
             .await
             .map_err(|err| Error::Config(format!("cannot listen on {}: {err}", options.addr)))?;
+        let port = listener.local_addr()?.port();
         let shutdown = CancellationToken::new();
         let policy = if options.tokens.is_empty() || options.fixed_session {
             SessionPolicy::Fixed
@@ -90,15 +125,24 @@ impl HttpServer {
             SessionPolicy::PerClient
         };
         let server = ScratchpadServer::with_policy(pad, policy);
+        let mut manager = LocalSessionManager::default();
+        manager.session_config.keep_alive = Some(options.sessions.idle);
+        let manager = Arc::new(manager);
         let service = StreamableHttpService::new(
             move || Ok(server.clone()),
-            Arc::new(LocalSessionManager::default()),
-            transport_config(&options, shutdown.child_token()),
+            Arc::clone(&manager),
+            transport_config(&options, port, shutdown.child_token()),
         );
-        let auth = Arc::new(Tokens::new(&options.tokens));
+        let gate = Arc::new(Gate {
+            tokens: Tokens::new(&options.tokens),
+            sessions: Mutex::new(Sessions::default()),
+            limits: options.sessions,
+            max_body_bytes: options.max_body_bytes,
+            manager,
+        });
         let router = axum::Router::new()
             .nest_service(ENDPOINT, service)
-            .layer(middleware::from_fn_with_state(auth, authenticate));
+            .layer(middleware::from_fn_with_state(gate, guard));
         Ok(Self {
             listener,
             router,
@@ -190,6 +234,11 @@ fn check_options(options: &HttpOptions) -> Result<()> {
             "the body limit must be at least 1 byte".into(),
         ));
     }
+    if options.sessions.max_total == 0 || options.sessions.max_per_client == 0 {
+        return Err(Error::Config(
+            "the session limits must allow at least one session".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -198,6 +247,7 @@ const MIN_TOKEN_CHARS: usize = 16;
 
 fn transport_config(
     options: &HttpOptions,
+    port: u16,
     cancel: CancellationToken,
 ) -> StreamableHttpServerConfig {
     let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
@@ -208,14 +258,14 @@ fn transport_config(
         hosts.push(options.addr.ip().to_string());
     }
     hosts.extend(options.allowed_hosts.iter().cloned());
-    let mut origins: Vec<String> = ["http://localhost:*", "http://127.0.0.1:*", "http://[::1]:*"]
+    // Browsers send an Origin. Trusted: this server's own origin and those configured. A page on
+    // another local port is not the user's client (any local web server can serve one).
+    let own = ["localhost", "127.0.0.1", "[::1]"]
         .into_iter()
-        .map(str::to_owned)
-        .collect();
-    origins.extend(options.allowed_origins.iter().cloned());
+        .map(|host| format!("http://{host}:{port}"));
     StreamableHttpServerConfig::default()
         .with_allowed_hosts(hosts)
-        .with_allowed_origins(origins)
+        .with_allowed_origins(own.chain(options.allowed_origins.iter().cloned()))
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(cancel)
@@ -234,41 +284,317 @@ impl Tokens {
         }
     }
 
-    /// The session of the client presenting `token`, if it is one of ours.
-    fn session_for(&self, token: &str) -> Option<String> {
+    /// The hash of `token`, if it is one of ours.
+    fn known(&self, token: &str) -> Option<blake3::Hash> {
         let presented = blake3::hash(token.as_bytes());
         self.hashes
             .iter()
             .find(|known| **known == presented)
-            .map(|known| format!("client-{}", &known.to_hex()[..12]))
+            .copied()
     }
 }
 
-async fn authenticate(
-    State(tokens): State<Arc<Tokens>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    if tokens.hashes.is_empty() {
-        return next.run(request).await;
-    }
-    let presented = request
-        .headers()
-        .get(header::AUTHORIZATION)
-        .and_then(|value| value.to_str().ok())
-        .and_then(|value| value.strip_prefix("Bearer "))
-        .map(str::trim);
-    match presented.and_then(|token| tokens.session_for(token)) {
-        Some(session) => {
-            request.extensions_mut().insert(ClientSession(session));
-            next.run(request).await
+/// Who a request comes from: the hash of its token, or `None` when the server has no tokens.
+type Client = Option<blake3::Hash>;
+
+/// The scratchpad session of the client presenting a token.
+fn session_for(client: &blake3::Hash) -> String {
+    format!("client-{}", &client.to_hex()[..12])
+}
+
+/// Everything between a request and the MCP service: who sent it, whether its session is its own,
+/// whether it is JSON-RPC the service can answer.
+struct Gate {
+    tokens: Tokens,
+    sessions: Mutex<Sessions>,
+    limits: SessionLimits,
+    max_body_bytes: usize,
+    manager: Arc<LocalSessionManager>,
+}
+
+/// Live MCP sessions: which client opened each, and when it was last used.
+#[derive(Default)]
+struct Sessions {
+    open: HashMap<String, SessionRecord>,
+    /// Sessions being created (an `initialize` in flight), counted against the caps.
+    starting: usize,
+}
+
+struct SessionRecord {
+    client: Client,
+    last_used: Instant,
+}
+
+/// What to do about a request that would open a session.
+enum Admission {
+    Admit { evict: Vec<String> },
+    Full,
+}
+
+impl Sessions {
+    /// Forgets sessions idle past `idle` (their workers stop on their own) and returns them.
+    fn expire(&mut self, idle: Duration) -> Vec<String> {
+        let now = Instant::now();
+        let expired: Vec<String> = self
+            .open
+            .iter()
+            .filter(|(_, record)| now.duration_since(record.last_used) >= idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in &expired {
+            self.open.remove(id);
         }
-        None => (
+        expired
+    }
+
+    fn admit(&mut self, client: Client, limits: &SessionLimits) -> Admission {
+        let mut evict = self.expire(limits.idle);
+        let mut own: Vec<(Instant, String)> = self
+            .open
+            .iter()
+            .filter(|(_, record)| record.client == client)
+            .map(|(id, record)| (record.last_used, id.clone()))
+            .collect();
+        if own.len() + 1 > limits.max_per_client {
+            // A client over its own cap loses its least recently used sessions, never another's.
+            own.sort();
+            for (_, id) in own.iter().take(own.len() + 1 - limits.max_per_client) {
+                self.open.remove(id);
+                evict.push(id.clone());
+            }
+        }
+        if self.open.len() + self.starting >= limits.max_total {
+            return Admission::Full;
+        }
+        self.starting += 1;
+        Admission::Admit { evict }
+    }
+}
+
+async fn guard(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) -> Response {
+    let Ok(client) = gate.identify(&request) else {
+        return (
             StatusCode::UNAUTHORIZED,
             [(header::WWW_AUTHENTICATE, "Bearer")],
-            "missing or unknown bearer token: send `Authorization: Bearer TOKEN` with a token given to \
-             `scratchpad mcp serve --token`\n",
+            "missing or unknown bearer token: send `Authorization: Bearer TOKEN` with a token given \
+             to `scratchpad mcp serve --token`\n",
         )
-            .into_response(),
+            .into_response();
+    };
+    if let Some(session) = client.as_ref().map(session_for) {
+        request.extensions_mut().insert(ClientSession(session));
     }
+    let session_id = request
+        .headers()
+        .get(SESSION_HEADER)
+        .and_then(|value| value.to_str().ok())
+        .map(str::to_owned);
+    let request = if request.method() == Method::POST {
+        match gate.check_body(request).await {
+            Ok(request) => request,
+            Err(answer) => return answer,
+        }
+    } else {
+        request
+    };
+    match session_id {
+        Some(id) => gate.in_session(client, &id, request, next).await,
+        None if request.method() == Method::POST => gate.maybe_opening(client, request, next).await,
+        None => next.run(request).await,
+    }
+}
+
+/// The header that names a streamable-HTTP session.
+const SESSION_HEADER: &str = "mcp-session-id";
+
+impl Gate {
+    /// The client a request comes from; `Err` when it must be refused (no known token).
+    fn identify(&self, request: &Request) -> Result<Client, ()> {
+        if self.tokens.hashes.is_empty() {
+            return Ok(None);
+        }
+        // RFC 9110: the scheme is case-insensitive.
+        let presented = request
+            .headers()
+            .get(header::AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, token)| token.trim());
+        match presented.and_then(|token| self.tokens.known(token)) {
+            Some(hash) => Ok(Some(hash)),
+            None => Err(()),
+        }
+    }
+
+    /// Reads a POST body whole (within the limit) and answers what the service would misanswer:
+    /// a body that is not JSON (400 with a JSON-RPC parse error, where the service says 415), and a
+    /// standard request whose parameters have the wrong shape (a JSON-RPC error naming them, where
+    /// the service says "method not found").
+    async fn check_body(&self, request: Request) -> Result<Request, Response> {
+        let (parts, body) = request.into_parts();
+        let bytes = match axum::body::to_bytes(body, self.max_body_bytes).await {
+            Ok(bytes) => bytes,
+            Err(_) => {
+                return Err(jsonrpc_error(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    format!(
+                        "the request body is over this server's limit of {} bytes; store large \
+                         content with the CLI (`scratchpad put NAME < file`) and refer to it by name, \
+                         or start the server with a larger --max-body-bytes",
+                        thousands(self.max_body_bytes as u64)
+                    ),
+                ));
+            }
+        };
+        let message: Value = match serde_json::from_slice(&bytes) {
+            Ok(message) => message,
+            Err(err) => {
+                return Err(jsonrpc_error(
+                    StatusCode::BAD_REQUEST,
+                    None,
+                    ErrorCode::PARSE_ERROR,
+                    format!("parse error: the request body is not JSON ({err})"),
+                ));
+            }
+        };
+        if let Some(method) = message.get("method").and_then(Value::as_str)
+            && let Some(id) = message.get("id")
+            && let Some(problem) = crate::lines::request_problem(method, message.get("params"))
+        {
+            return Err(jsonrpc_error(
+                StatusCode::OK,
+                Some(id.clone()),
+                ErrorCode::INVALID_PARAMS,
+                format!("invalid params for {method}: {problem}"),
+            ));
+        }
+        Ok(Request::from_parts(parts, axum::body::Body::from(bytes)))
+    }
+
+    /// A request in an existing session, which must be the requesting client's own.
+    async fn in_session(&self, client: Client, id: &str, request: Request, next: Next) -> Response {
+        let owned = {
+            let Ok(mut sessions) = self.sessions.lock() else {
+                return internal();
+            };
+            let expired = sessions.expire(self.limits.idle);
+            self.close(expired);
+            match sessions.open.get_mut(id) {
+                Some(record) if record.client == client => {
+                    record.last_used = Instant::now();
+                    true
+                }
+                _ => false,
+            }
+        };
+        if !owned {
+            // Another client's session looks exactly like one that does not exist.
+            return jsonrpc_error(
+                StatusCode::NOT_FOUND,
+                None,
+                ErrorCode::INVALID_REQUEST,
+                "session not found (it ended, expired after being idle, or was never yours): start a \
+                 new one with initialize"
+                    .into(),
+            );
+        }
+        let deleting = request.method() == Method::DELETE;
+        let response = next.run(request).await;
+        if deleting
+            && response.status().is_success()
+            && let Ok(mut sessions) = self.sessions.lock()
+        {
+            sessions.open.remove(id);
+        }
+        response
+    }
+
+    /// A POST without a session: if it opens one (`initialize`), within the caps.
+    async fn maybe_opening(&self, client: Client, request: Request, next: Next) -> Response {
+        let admission = match self.sessions.lock() {
+            Ok(mut sessions) => sessions.admit(client, &self.limits),
+            Err(_) => return internal(),
+        };
+        match admission {
+            Admission::Full => {
+                let mut refused = jsonrpc_error(
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    None,
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "this server has {} MCP sessions open, its limit; try again later (idle \
+                         sessions close after {} s)",
+                        self.limits.max_total,
+                        self.limits.idle.as_secs()
+                    ),
+                );
+                refused
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, http::HeaderValue::from_static("30"));
+                refused
+            }
+            Admission::Admit { evict } => {
+                self.close(evict);
+                let response = next.run(request).await;
+                let opened = response
+                    .headers()
+                    .get(SESSION_HEADER)
+                    .and_then(|value| value.to_str().ok())
+                    .map(str::to_owned);
+                if let Ok(mut sessions) = self.sessions.lock() {
+                    sessions.starting = sessions.starting.saturating_sub(1);
+                    if let Some(id) = opened {
+                        sessions.open.insert(
+                            id,
+                            SessionRecord {
+                                client,
+                                last_used: Instant::now(),
+                            },
+                        );
+                    }
+                }
+                response
+            }
+        }
+    }
+
+    /// Ends sessions in the MCP service (in the background: closing waits for their workers).
+    fn close(&self, ids: Vec<String>) {
+        if ids.is_empty() {
+            return;
+        }
+        let manager = Arc::clone(&self.manager);
+        tokio::spawn(async move {
+            for id in ids {
+                let _ = manager.close_session(&Arc::from(id.as_str())).await;
+            }
+        });
+    }
+}
+
+fn internal() -> Response {
+    (StatusCode::INTERNAL_SERVER_ERROR, "internal error\n").into_response()
+}
+
+/// A JSON-RPC error as an HTTP response.
+fn jsonrpc_error(
+    status: StatusCode,
+    id: Option<Value>,
+    code: ErrorCode,
+    message: String,
+) -> Response {
+    let body = serde_json::json!({
+        "jsonrpc": "2.0",
+        "id": id.unwrap_or(Value::Null),
+        "error": { "code": code.0, "message": message },
+    });
+    (
+        status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body.to_string(),
+    )
+        .into_response()
 }

@@ -6,7 +6,7 @@
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
 //! let pad = scratchpad_core::Scratchpad::open("sqlite:///tmp/pad.db")?;
 //! // Serves MCP on stdin/stdout until the client disconnects.
-//! scratchpad_mcp::serve_stdio(pad)?;
+//! scratchpad_mcp::serve_stdio(pad, scratchpad_mcp::lines::DEFAULT_MAX_MESSAGE_BYTES)?;
 //! # Ok(()) }
 //! ```
 #![deny(clippy::print_stdout, clippy::print_stderr)]
@@ -14,6 +14,7 @@
 mod error;
 pub mod guidance;
 pub mod http;
+pub mod lines;
 pub mod proxy;
 pub mod server;
 pub mod tools;
@@ -26,12 +27,13 @@ pub use server::{ClientSession, ScratchpadServer, SessionPolicy};
 use rmcp::ServiceExt as _;
 
 /// Serves the scratchpad over stdio until the client closes the connection. stdout carries only the
-/// protocol; logs go to stderr.
-pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
+/// protocol; logs go to stderr. A message longer than `max_message_bytes`, a line that is not JSON
+/// and a request of the wrong shape are each answered with an error naming the problem.
+pub fn serve_stdio(pad: scratchpad_core::Scratchpad, max_message_bytes: usize) -> Result<()> {
     let server = ScratchpadServer::new(pad.clone());
     run_to_completion(pad, async move {
         let running = server
-            .serve(rmcp::transport::stdio())
+            .serve(stdio_lines(max_message_bytes))
             .await
             .map_err(|err| Error::Protocol(err.to_string()))?;
         running
@@ -40,6 +42,17 @@ pub fn serve_stdio(pad: scratchpad_core::Scratchpad) -> Result<()> {
             .map_err(|err| Error::Protocol(err.to_string()))?;
         Ok(())
     })
+}
+
+/// This process's stdin and stdout as a server's bounded JSON-RPC lines.
+fn stdio_lines(
+    max_message_bytes: usize,
+) -> lines::Lines<rmcp::RoleServer, tokio::io::Stdin, tokio::io::Stdout> {
+    lines::Lines::new(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        lines::LineLimits::server(max_message_bytes),
+    )
 }
 
 /// Runs engine work (synchronous: SQLite or a blocking PostgreSQL client) on the blocking pool, off

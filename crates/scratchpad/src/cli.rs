@@ -354,6 +354,15 @@ pub struct ProxyArgs {
     /// cancellation (the upstream's start-up handshake gets this long too, at most 30)
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub call_timeout: u64,
+    /// Largest message accepted from the client, in bytes (a longer one is answered with an error
+    /// naming this limit)
+    #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_body_bytes: usize,
+    /// Largest message accepted from the upstream, e.g. one tool result, in bytes. Results past a
+    /// few megabytes are spooled to a temporary file as they arrive, then stored; a longer one fails
+    /// its call at once with an error naming this limit
+    #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_RESULT_BYTES)]
+    pub max_result_bytes: u64,
     /// The upstream server's command and arguments, after `--`
     #[arg(last = true, value_name = "UPSTREAM_CMD")]
     pub upstream: Vec<String>,
@@ -394,9 +403,20 @@ pub struct ServeArgs {
     /// Also accept requests from this browser origin, e.g. https://app.example.com:443
     #[arg(long = "allowed-origin", value_name = "ORIGIN")]
     pub allowed_origins: Vec<String>,
-    /// Largest request body accepted over HTTP, in bytes
+    /// Largest request accepted, in bytes: an HTTP body, or one message on stdio (a longer one is
+    /// answered with an error naming this limit)
     #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::http::DEFAULT_MAX_BODY_BYTES)]
     pub max_body_bytes: usize,
+    /// HTTP: most MCP sessions open at once, all clients together (new ones are refused with 503)
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_total)]
+    pub max_sessions: usize,
+    /// HTTP: most MCP sessions one client (token) keeps open; opening one more closes its least
+    /// recently used
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_per_client)]
+    pub max_sessions_per_client: usize,
+    /// HTTP: seconds after which an unused MCP session is closed (its client starts a new one)
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::SessionLimits::default().idle.as_secs())]
+    pub session_idle_secs: u64,
 }
 
 /// Store stdin (or a file) and print a reference with a preview.

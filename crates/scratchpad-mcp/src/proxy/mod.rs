@@ -52,6 +52,11 @@ pub struct ProxyOptions {
     /// List the scratchpad tools only once a result has been offloaded.
     pub lazy_tools: bool,
     pub call_timeout: Duration,
+    /// Largest message accepted from the downstream client (bytes).
+    pub max_message_bytes: usize,
+    /// Largest message accepted from the upstream, e.g. one tool result (bytes); results past a
+    /// few megabytes are spooled to a temporary file while they arrive.
+    pub max_result_bytes: u64,
 }
 
 impl ProxyOptions {
@@ -61,6 +66,8 @@ impl ProxyOptions {
             threshold: None,
             lazy_tools: false,
             call_timeout: DEFAULT_CALL_TIMEOUT,
+            max_message_bytes: crate::lines::DEFAULT_MAX_MESSAGE_BYTES,
+            max_result_bytes: crate::lines::DEFAULT_MAX_RESULT_BYTES,
         }
     }
 }
@@ -167,10 +174,15 @@ impl ProxyServer {
             tools_changed: self.inner.tools_changed.clone(),
         };
         let handshake = self.inner.options.call_timeout.min(HANDSHAKE_TIMEOUT);
-        let upstream = Upstream::connect(&self.inner.options.upstream, handler, handshake)
-            .await
-            .map(Arc::new)
-            .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
+        let upstream = Upstream::connect(
+            &self.inner.options.upstream,
+            handler,
+            handshake,
+            self.inner.options.max_result_bytes,
+        )
+        .await
+        .map(Arc::new)
+        .map_err(|err| ErrorData::internal_error(err.to_string(), None))?;
         if let Ok(mut slot) = self.inner.upstream.lock() {
             *slot = Some(upstream.clone());
         }
@@ -610,11 +622,12 @@ fn upstream_has_resources(upstream: &Upstream) -> bool {
 /// Proxies MCP on stdin/stdout to the upstream until the client closes the connection; the
 /// upstream is then closed (a child process is reaped).
 pub fn serve_proxy_stdio(pad: Scratchpad, options: ProxyOptions) -> Result<()> {
+    let max_message_bytes = options.max_message_bytes;
     let proxy = ProxyServer::new(pad.clone(), options);
     crate::run_to_completion(pad, async move {
         let running = proxy
             .clone()
-            .serve(rmcp::transport::stdio())
+            .serve(crate::stdio_lines(max_message_bytes))
             .await
             .map_err(|err| Error::Protocol(err.to_string()))?;
         let outcome = running.waiting().await;

@@ -190,15 +190,33 @@ pub fn offload_result(
     let is_error = result.is_error.unwrap_or(false);
     let mut parts = Vec::new();
     let mut origins = Vec::new();
-    let texts: Vec<&str> = result
+    let text_blocks = result
         .content
         .iter()
-        .filter_map(|block| match block {
-            ContentBlock::Text(text) => Some(text.text.as_str()),
-            _ => None,
-        })
-        .collect();
-    if !texts.is_empty() {
+        .filter(|block| matches!(block, ContentBlock::Text(_)))
+        .count();
+    // One text block (the usual large result) is moved into the observation, not copied: a
+    // 200 MB result is then held once. It is moved back below if it stays inline.
+    let mut moved_text = None;
+    if text_blocks == 1
+        && let Some((index, ContentBlock::Text(text))) = result
+            .content
+            .iter_mut()
+            .enumerate()
+            .find(|(_, block)| matches!(block, ContentBlock::Text(_)))
+    {
+        parts.push(Part::text(std::mem::take(&mut text.text)));
+        origins.push(Origin::Text);
+        moved_text = Some(index);
+    } else if text_blocks > 1 {
+        let texts: Vec<&str> = result
+            .content
+            .iter()
+            .filter_map(|block| match block {
+                ContentBlock::Text(text) => Some(text.text.as_str()),
+                _ => None,
+            })
+            .collect();
         parts.push(Part::text(texts.join("\n")));
         origins.push(Origin::Text);
     }
@@ -233,6 +251,17 @@ pub fn offload_result(
         PartOutcome::Inline => None,
     };
     let text_reference = outcome(Origin::Text).and_then(reference_of);
+    if let (None, Some(index)) = (&text_reference, moved_text)
+        && let (
+            Some(ContentBlock::Text(block)),
+            Some(Part {
+                content: Content::Text(text),
+                ..
+            }),
+        ) = (result.content.get_mut(index), observation.parts.first_mut())
+    {
+        block.text = std::mem::take(text);
+    }
     let mut content = Vec::with_capacity(result.content.len() + 2);
     let mut text_replaced = false;
     for (index, block) in std::mem::take(&mut result.content).into_iter().enumerate() {

@@ -26,11 +26,12 @@ use rmcp::transport::DynamicTransportError;
 use rmcp::transport::streamable_http_client::{
     StreamableHttpClientTransportConfig, StreamableHttpError,
 };
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess, Transport};
+use rmcp::transport::{StreamableHttpClientTransport, Transport};
 use rmcp::{ClientHandler, Peer, RoleClient, RoleServer, ServiceExt as _};
 use tokio::sync::{mpsc, watch};
 
 use crate::error::{Error, Result};
+use crate::lines::{LineLimits, Lines};
 
 /// Where the upstream server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -115,9 +116,10 @@ impl HttpUpstream {
         Ok((name.to_owned(), value.to_owned()))
     }
 
-    fn transport(&self) -> Result<impl Transport<RoleClient> + 'static> {
+    fn transport(&self, max_result_bytes: u64) -> Result<impl Transport<RoleClient> + 'static> {
         use_ring_for_tls();
         let mut config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str());
+        config.max_sse_event_size = usize::try_from(max_result_bytes).unwrap_or(usize::MAX);
         for (name, value) in &self.headers {
             let bad = || Error::Config(format!("invalid upstream header `{name}`"));
             config.custom_headers.insert(
@@ -388,9 +390,10 @@ impl Upstream {
         spec: &UpstreamSpec,
         handler: UpstreamHandler,
         timeout: Duration,
+        max_result_bytes: u64,
     ) -> Result<Self> {
         // Dropping a handshake that ran out of time kills a child process.
-        tokio::time::timeout(timeout, Self::handshake(spec, handler))
+        tokio::time::timeout(timeout, Self::handshake(spec, handler, max_result_bytes))
             .await
             .unwrap_or_else(|_| {
                 Err(Error::Upstream(format!(
@@ -402,7 +405,11 @@ impl Upstream {
             })
     }
 
-    async fn handshake(spec: &UpstreamSpec, handler: UpstreamHandler) -> Result<Self> {
+    async fn handshake(
+        spec: &UpstreamSpec,
+        handler: UpstreamHandler,
+        max_result_bytes: u64,
+    ) -> Result<Self> {
         let progress = Arc::new(ProgressRelay::default());
         let (queue, queued) = mpsc::unbounded_channel();
         tokio::spawn(progress.clone().forward(queued, handler.downstream.clone()));
@@ -413,20 +420,16 @@ impl Upstream {
         };
         let service = match spec {
             UpstreamSpec::Command { program, args } => {
-                let mut command = tokio::process::Command::new(program);
-                command.args(args);
-                let (transport, _stderr) = TokioChildProcess::builder(command)
-                    .stderr(std::process::Stdio::inherit())
-                    .spawn()
-                    .map_err(|err| {
-                        Error::Upstream(format!(
-                            "cannot start the upstream server `{}`: {err}",
-                            spec.label()
-                        ))
-                    })?;
+                let transport = ChildProcess::spawn(program, args, max_result_bytes).map_err(|err| {
+                    Error::Upstream(format!("cannot start the upstream server `{}`: {err}", spec.label()))
+                })?;
                 handler.serve(watched.around(transport)).await
             }
-            UpstreamSpec::Url(http) => handler.serve(watched.around(http.transport()?)).await,
+            UpstreamSpec::Url(http) => {
+                handler
+                    .serve(watched.around(http.transport(max_result_bytes)?))
+                    .await
+            }
         }
         .map_err(|err| {
             let cause = match &err {
@@ -472,5 +475,79 @@ impl Upstream {
                 .close_with_timeout(std::time::Duration::from_secs(5))
                 .await;
         }
+    }
+}
+
+/// How long a child has to exit after its stdin closes, and again after SIGTERM.
+const EXIT_GRACE: Duration = Duration::from_secs(3);
+
+/// The upstream as a child process speaking MCP on its stdin and stdout (its stderr is the proxy's).
+/// Killed when dropped; closing it follows the MCP stdio shutdown: stdin closed, then SIGTERM, then
+/// SIGKILL, each after a grace period, and the child is reaped.
+struct ChildProcess {
+    child: tokio::process::Child,
+    lines: Lines<RoleClient, tokio::process::ChildStdout, tokio::process::ChildStdin>,
+}
+
+impl ChildProcess {
+    fn spawn(program: &str, args: &[String], max_result_bytes: u64) -> std::io::Result<Self> {
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::inherit())
+            .kill_on_drop(true)
+            .spawn()?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(std::io::Error::other("the child's pipes were not set up"));
+        };
+        Ok(Self {
+            child,
+            lines: Lines::new(stdout, stdin, LineLimits::client(max_result_bytes)),
+        })
+    }
+
+    async fn shut_down(&mut self) -> std::io::Result<()> {
+        let _ = self.lines.close().await;
+        if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+            .await
+            .is_ok()
+        {
+            return Ok(());
+        }
+        #[cfg(unix)]
+        if let Some(pid) = self
+            .child
+            .id()
+            .and_then(|id| rustix::process::Pid::from_raw(id as i32))
+        {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+            if tokio::time::timeout(EXIT_GRACE, self.child.wait())
+                .await
+                .is_ok()
+            {
+                return Ok(());
+            }
+        }
+        self.child.kill().await
+    }
+}
+
+impl Transport<RoleClient> for ChildProcess {
+    type Error = std::io::Error;
+
+    fn send(
+        &mut self,
+        item: TxJsonRpcMessage<RoleClient>,
+    ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
+        self.lines.send(item)
+    }
+
+    fn receive(&mut self) -> impl Future<Output = Option<RxJsonRpcMessage<RoleClient>>> + Send {
+        self.lines.receive()
+    }
+
+    fn close(&mut self) -> impl Future<Output = Result<(), Self::Error>> + Send {
+        self.shut_down()
     }
 }

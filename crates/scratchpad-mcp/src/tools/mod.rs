@@ -34,6 +34,9 @@ pub const SEARCH: &str = "scratchpad_search";
 pub const PIN: &str = "scratchpad_pin";
 pub const RENAME: &str = "scratchpad_rename";
 
+/// Most characters one read returns (characters): with JSON escaping, well inside the 16 MiB a
+/// message may take in MCP's stdio and HTTP transports.
+pub const MAX_REPLY_CHARS: usize = 4 * 1024 * 1024;
 /// Entries a list page holds when the caller gives no limit.
 const DEFAULT_LIST_LIMIT: usize = 50;
 const MAX_LIST_LIMIT: usize = 500;
@@ -319,15 +322,22 @@ fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
 
 fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolResult, Failure> {
     let mode = read_mode(&args)?;
-    let budget = args
-        .max_chars
-        .map(|chars| usize::try_from(chars).unwrap_or(usize::MAX));
-    if budget == Some(0) {
+    if args.max_chars == Some(0) {
         return Err(Failure::arguments(
             READ,
             "max_chars must be at least 1; omit it for the default budget of 8000 characters",
         ));
     }
+    // No reply may be larger than a client can take in one message; a full read (even forced)
+    // is cut there and continues with the next range.
+    let budget = match (&mode, args.max_chars) {
+        (ReadMode::Full { .. }, None) => Some(MAX_REPLY_CHARS),
+        (_, given) => given.map(|chars| {
+            usize::try_from(chars)
+                .unwrap_or(usize::MAX)
+                .min(MAX_REPLY_CHARS)
+        }),
+    };
     let stop = Stop::after(READ_TIMEOUT).or_when(stop);
     let reply = pad.read_until(&args.name, &mode, budget, stop)?;
     Ok(render::read_result(&reply))

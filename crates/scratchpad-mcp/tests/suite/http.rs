@@ -29,11 +29,15 @@ impl Drop for Running {
 
 /// A server on every interface (not loopback), so tokens are required; reached through 127.0.0.1.
 async fn start(tokens: &[&str], max_body_bytes: usize) -> Running {
+    start_with(tokens, |options| options.max_body_bytes = max_body_bytes).await
+}
+
+async fn start_with(tokens: &[&str], configure: impl FnOnce(&mut HttpOptions)) -> Running {
     let dir = tempfile::tempdir().unwrap();
     let pad = Scratchpad::open(&store_url(&dir)).unwrap();
     let mut options = HttpOptions::new("0.0.0.0:0".parse().unwrap());
     options.tokens = tokens.iter().map(|t| (*t).to_owned()).collect();
-    options.max_body_bytes = max_body_bytes;
+    configure(&mut options);
     let server = HttpServer::bind(pad.clone(), options).await.unwrap();
     let port = server.local_addr().unwrap().port();
     let stop = server.shutdown_token();
@@ -111,6 +115,23 @@ async fn post(addr: SocketAddr, headers: &[(&str, &str)], body: &str) -> Reply {
         head: head.to_owned(),
         body: body.to_owned(),
     }
+}
+
+async fn delete(addr: SocketAddr, headers: &[(&str, &str)]) -> u16 {
+    let mut request = format!("DELETE /mcp HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    for (key, value) in headers {
+        request.push_str(&format!("{key}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut raw = Vec::new();
+    let _ = stream.read_to_end(&mut raw).await;
+    String::from_utf8_lossy(&raw)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0)
 }
 
 fn initialize() -> String {
@@ -240,16 +261,160 @@ async fn foreign_origin_and_host_are_refused() {
     )
     .await;
     assert_eq!(host.status, 403, "{}", host.body);
-    let local = post(
+    // Regression: any localhost origin was trusted, but any local web page can send one.
+    let local_page = [
+        ("Authorization", auth.as_str()),
+        ("Origin", "http://localhost:3000"),
+    ];
+    let local = post(server.addr, &local_page, &initialize()).await;
+    assert_eq!(local.status, 403, "{}", local.body);
+    let configured = start_with(&[ALICE], |options| {
+        options.allowed_origins = vec!["http://localhost:3000".into()];
+    })
+    .await;
+    let local = post(configured.addr, &local_page, &initialize()).await;
+    assert_eq!(local.status, 200, "{}", local.body);
+    // The server's own origin is its own.
+    let own = format!("http://127.0.0.1:{}", server.addr.port());
+    let same = post(
         server.addr,
-        &[
-            ("Authorization", &auth),
-            ("Origin", "http://localhost:3000"),
-        ],
+        &[("Authorization", &auth), ("Origin", &own)],
         &initialize(),
     )
     .await;
-    assert_eq!(local.status, 200, "{}", local.body);
+    assert_eq!(same.status, 200, "{}", same.body);
+    // A client that sends no Origin (not a browser) is not affected.
+    let plain = post(server.addr, &[("Authorization", &auth)], &initialize()).await;
+    assert_eq!(plain.status, 200, "{}", plain.body);
+}
+
+#[tokio::test]
+async fn the_bearer_scheme_is_case_insensitive() {
+    let server = start(&[ALICE], 1 << 20).await;
+    for scheme in ["bearer", "BEARER", "Bearer"] {
+        let auth = format!("{scheme} {ALICE}");
+        let reply = post(server.addr, &[("Authorization", &auth)], &initialize()).await;
+        assert_eq!(reply.status, 200, "{scheme}: {}", reply.body);
+    }
+    let wrong = post(
+        server.addr,
+        &[("Authorization", &format!("Basic {ALICE}"))],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(wrong.status, 401, "{}", wrong.body);
+}
+
+#[tokio::test]
+async fn malformed_json_is_400_and_misshapen_arguments_are_named() {
+    let server = start(&[ALICE], 1 << 20).await;
+    let client = Client::connect(server.addr, ALICE).await;
+    let headers = [
+        ("Authorization", client.auth.as_str()),
+        ("Mcp-Session-Id", client.session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    // Regression: a body that was not JSON got 415 Unsupported Media Type.
+    let garbage = post(server.addr, &headers, "{garbage").await;
+    assert_eq!(garbage.status, 400, "{}", garbage.body);
+    assert_eq!(
+        garbage.message()["error"]["code"],
+        -32700,
+        "{}",
+        garbage.body
+    );
+    // Regression: arguments that were not an object got -32601 "method not found".
+    for (arguments, kind) in [(json!([1, 2]), "an array"), (json!("x"), "a string")] {
+        let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+            "params": {"name": "scratchpad_list", "arguments": arguments}})
+        .to_string();
+        let reply = post(server.addr, &headers, &body).await;
+        let message = reply.message();
+        assert_eq!(message["id"], 7, "{message}");
+        assert_eq!(message["error"]["code"], -32602, "{message}");
+        let text = message["error"]["message"].as_str().unwrap();
+        assert!(
+            text.contains("`arguments` must be an object") && text.contains(kind),
+            "{text}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_token_that_opened_it() {
+    let server = start(&[ALICE, BOB], 1 << 20).await;
+    let mut alice = Client::connect(server.addr, ALICE).await;
+    let bob_auth = format!("Bearer {BOB}");
+    let as_bob = [
+        ("Authorization", bob_auth.as_str()),
+        ("Mcp-Session-Id", alice.session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}).to_string();
+    let used = post(server.addr, &as_bob, &ping).await;
+    assert_eq!(used.status, 404, "{}", used.body);
+    let deleted = delete(server.addr, &as_bob).await;
+    assert_eq!(deleted, 404);
+    // Alice's session is untouched.
+    let listing = alice.call("scratchpad_list", json!({})).await;
+    assert_eq!(listing["isError"], false, "{listing}");
+    let as_alice = [
+        ("Authorization", alice.auth.as_str()),
+        ("Mcp-Session-Id", alice.session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    let closed = delete(server.addr, &as_alice).await;
+    assert!((200..300).contains(&closed), "{closed}");
+    let after = post(server.addr, &as_alice, &ping).await;
+    assert_eq!(after.status, 404, "{}", after.body);
+}
+
+#[tokio::test]
+async fn sessions_are_capped_per_client_and_in_total_and_expire_when_idle() {
+    let server = start_with(&[ALICE, BOB], |options| {
+        options.sessions.max_per_client = 3;
+        options.sessions.max_total = 4;
+        options.sessions.idle = Duration::from_millis(1_500);
+    })
+    .await;
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}).to_string();
+    let alive = |client: &Client| {
+        let (auth, session) = (client.auth.clone(), client.session.clone());
+        let ping = ping.clone();
+        async move {
+            let headers = [
+                ("Authorization", auth.as_str()),
+                ("Mcp-Session-Id", session.as_str()),
+                ("MCP-Protocol-Version", "2025-11-25"),
+            ];
+            post(server.addr, &headers, &ping).await.status == 200
+        }
+    };
+    // Alice opens five: only her last three stay; the two oldest were closed to make room.
+    let mut alices = Vec::new();
+    for _ in 0..5 {
+        alices.push(Client::connect(server.addr, ALICE).await);
+    }
+    let mut open = Vec::new();
+    for client in &alices {
+        open.push(alive(client).await);
+    }
+    assert_eq!(open, [false, false, true, true, true]);
+    // Bob takes the last place; then the server is full, and Bob is told so, not Alice evicted.
+    let bob = Client::connect(server.addr, BOB).await;
+    let full = post(
+        server.addr,
+        &[("Authorization", &format!("Bearer {BOB}"))],
+        &initialize(),
+    )
+    .await;
+    assert_eq!(full.status, 503, "{}", full.body);
+    assert!(full.header("retry-after").is_some());
+    assert!(alive(&alices[4]).await && alive(&bob).await);
+    // Unused sessions expire, which makes room again.
+    tokio::time::sleep(Duration::from_millis(2_000)).await;
+    assert!(!alive(&bob).await, "an idle session expires");
+    Client::connect(server.addr, BOB).await;
 }
 
 #[tokio::test]

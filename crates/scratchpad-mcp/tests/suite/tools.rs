@@ -334,3 +334,44 @@ async fn list_pages_with_a_cursor() {
     let expected: Vec<String> = (0..7).rev().map(|i| format!("note-{i}")).collect();
     assert_eq!(seen, expected, "newest first, every entry exactly once");
 }
+
+/// Regression: `mode=full force=true` on a large entry answered with one message of its whole size,
+/// which clients refuse (16 MiB is the usual cap) or hang on. Now it is cut where one message
+/// still fits, and continues like every budgeted read.
+#[tokio::test]
+async fn a_forced_full_read_is_cut_where_one_message_still_fits() {
+    let h = Harness::new(crate::common::Era::Handshake).await;
+    let content: String = (0..600_000).map(|i| format!("line {i:07}\n")).collect();
+    h.pad
+        .write("big", &content, scratchpad_core::WriteOptions::default())
+        .unwrap();
+    let result = h
+        .call(
+            "scratchpad_read",
+            json!({"name": "big", "mode": "full", "force": true}),
+        )
+        .await;
+    let shown = text(&result);
+    assert!(
+        shown.len() <= scratchpad_mcp::tools::MAX_REPLY_CHARS + 1_000,
+        "{}",
+        shown.len()
+    );
+    let structured = result.structured_content.unwrap();
+    assert_eq!(structured["truncated"], true, "{structured}");
+    let next = &structured["continuation_arguments"];
+    assert_eq!(next["mode"], "range", "{structured}");
+    assert_eq!(
+        next["start"],
+        scratchpad_mcp::tools::MAX_REPLY_CHARS,
+        "{structured}"
+    );
+    // A budget asked for above the cap is held to it too.
+    let asked = h
+        .call(
+            "scratchpad_read",
+            json!({"name": "big", "mode": "range", "start": 0, "max_chars": 100_000_000u64}),
+        )
+        .await;
+    assert!(text(&asked).len() <= scratchpad_mcp::tools::MAX_REPLY_CHARS + 1_000);
+}

@@ -51,6 +51,8 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
     options.threshold = args.threshold;
     options.lazy_tools = args.lazy_tools;
     options.call_timeout = std::time::Duration::from_secs(args.call_timeout.max(1));
+    options.max_message_bytes = args.max_body_bytes;
+    options.max_result_bytes = args.max_result_bytes;
     scratchpad_mcp::serve_proxy_stdio(pad, options)?;
     Ok(())
 }
@@ -83,7 +85,7 @@ fn env_headers() -> anyhow::Result<Vec<(String, String)>> {
 
 fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyhow::Result<()> {
     let Some(addr) = args.http else {
-        scratchpad_mcp::serve_stdio(pad)?;
+        scratchpad_mcp::serve_stdio(pad, args.max_body_bytes)?;
         return Ok(());
     };
     let options = HttpOptions {
@@ -93,6 +95,11 @@ fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyho
         allowed_hosts: args.allowed_hosts,
         allowed_origins: args.allowed_origins,
         max_body_bytes: args.max_body_bytes,
+        sessions: scratchpad_mcp::http::SessionLimits {
+            max_total: args.max_sessions,
+            max_per_client: args.max_sessions_per_client,
+            idle: std::time::Duration::from_secs(args.session_idle_secs.max(1)),
+        },
     };
     let session = pad.session().to_owned();
     let per_client = !options.tokens.is_empty() && !fixed_session;

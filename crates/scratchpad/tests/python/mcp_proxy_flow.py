@@ -24,6 +24,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 from mcp import Client, StdioServerParameters, types
 
@@ -247,9 +248,11 @@ async def crash_flow(client: Client, pidfile: str) -> str:
 
 
 async def malformed_flow(client: Client) -> str:
-    """An upstream that garbles one answer and never sends another: clear errors, no hang."""
+    """An upstream that garbles answers, tears one, sends results past the stdio line cap, and never
+    sends another: each a clear error or a stored result, at once, and no hang."""
     answers = []
-    for tool in ("garble", "silent"):
+    for tool in ("garble", "torn", "toolong", "silent"):
+        started = time.monotonic()
         try:
             result = await asyncio.wait_for(client.call_tool(tool, {}), timeout=30)
             text = text_of(result)
@@ -259,7 +262,19 @@ async def malformed_flow(client: Client) -> str:
         except Exception as err:  # a protocol error is also a clear answer
             text = str(err)
         check(text.strip() != "", f"{tool}: the error says something")
+        if tool != "silent":
+            # Reported when it happens, not when the call times out.
+            check("did not answer" not in text, f"{tool}: reported as a timeout: {text}")
+            check(time.monotonic() - started < 8, f"{tool}: the error took the call timeout")
         answers.append(f"{tool}: {text[:300]}")
+    # A result over the 16 MiB line cap of MCP's stdio transports is stored whole.
+    result = await asyncio.wait_for(client.call_tool("huge", {}), timeout=60)
+    check(not result.is_error, f"huge: {text_of(result)[:300]}")
+    reference = json.loads(text_of(result).split("\n")[0])
+    check(reference["bytes"] > 20 * 1024 * 1024, f"huge: stored whole: {reference['bytes']}")
+    _, found = await call(client, "scratchpad_read", {"name": reference["scratchpad"], "mode": "grep", "pattern": "FATAL"})
+    check("FATAL: disk full" in found, f"huge: the stored result reads back: {found[:300]}")
+    answers.append(f"huge: stored as {reference['scratchpad']} ({reference['bytes']} bytes)")
     # The proxy still serves: the scratchpad answers, and so does the upstream if it still runs.
     await call(client, "scratchpad_list", {})
     result = await asyncio.wait_for(client.call_tool("echo", {}), timeout=30)
@@ -304,7 +319,8 @@ async def main(argv: list[str]) -> str:
             return await crash_flow(client, pidfile)
     if flow == "malformed":
         upstream = [sys.executable, os.path.join(os.path.dirname(__file__), "garbling_upstream.py")]
-        async with proxy(binary, store, upstream, mode, ["--call-timeout", "3"]) as client:
+        extra = ["--call-timeout", "10", "--max-result-bytes", str(32 * 1024 * 1024)]
+        async with proxy(binary, store, upstream, mode, extra) as client:
             return await malformed_flow(client)
     raise SystemExit(f"unknown flow {flow}")
 

@@ -206,3 +206,55 @@ fn runaway_jq_queries_end_with_the_limit_they_hit() {
     let ok = pad.ok(&["read", "orders", "--jq", r#""def f: f" | length"#]);
     assert!(ok.contains('8'), "{ok}");
 }
+
+/// Regression: over stdio, a line that was not JSON got no answer, a request over the line cap was
+/// dropped in silence (its client waited forever), and `arguments` that were not an object got
+/// -32601 "method not found".
+#[test]
+fn the_stdio_server_answers_every_bad_line() {
+    let pad = Pad::new();
+    let oversized = serde_json::json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "scratchpad_write", "arguments": {"name": "big", "content": "x".repeat(10_000)}}});
+    let input = [
+        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.to_owned(),
+        "}{ not json".to_owned(),
+        oversized.to_string(),
+        r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"scratchpad_list","arguments":[1,2]}}"#.to_owned(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"scratchpad_list","arguments":{}}}"#.to_owned(),
+    ]
+    .join("\n")
+        + "\n";
+    let run = pad
+        .run_stdin(
+            &["mcp", "serve", "--max-body-bytes", "4096"],
+            input.as_bytes(),
+        )
+        .no_panic();
+    let replies: Vec<serde_json::Value> = run
+        .stdout
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap())
+        .collect();
+    let reply = |id: serde_json::Value| {
+        replies
+            .iter()
+            .find(|reply| reply["id"] == id)
+            .unwrap_or_else(|| panic!("no reply with id {id}: {}", run.stdout))
+    };
+    let garbage = reply(serde_json::Value::Null);
+    assert_eq!(garbage["error"]["code"], -32700, "{garbage}");
+    let big = reply(2.into());
+    assert_eq!(big["error"]["code"], -32600, "{big}");
+    let message = big["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("4,096 bytes") && message.contains("scratchpad put"),
+        "{message}"
+    );
+    let misshapen = reply(3.into());
+    assert_eq!(misshapen["error"]["code"], -32602, "{misshapen}");
+    // The server went on serving, and stored nothing from the refused write.
+    let listed = reply(4.into());
+    assert_eq!(listed["result"]["isError"], false, "{listed}");
+    assert!(!pad.ok(&["ls"]).contains("big"));
+}

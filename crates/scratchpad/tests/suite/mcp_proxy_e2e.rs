@@ -156,6 +156,20 @@ fn a_malformed_or_silent_upstream_gives_clear_errors_not_a_hang() {
         flow.contains("did not answer"),
         "the silent call names the timeout: {flow}"
     );
+    // Regression: an answer the upstream tore, or one over the 16 MiB line cap of stdio transports,
+    // was dropped, and the client waited the whole call timeout to hear "did not answer".
+    assert!(
+        flow.contains("torn: ") && flow.contains("not valid JSON"),
+        "the torn answer is named: {flow}"
+    );
+    assert!(
+        flow.contains("toolong: ") && flow.contains("--max-result-bytes"),
+        "the answer over the limit names it: {flow}"
+    );
+    assert!(
+        flow.contains("huge: stored as huge_1 (22282241 bytes)"),
+        "a 20 MiB result is stored whole: {flow}"
+    );
 }
 
 #[test]
