@@ -22,6 +22,12 @@ const SEARCH_HEAD_BYTES: usize = 192 * 1024;
 const SEARCH_TAIL_BYTES: usize = 64 * 1024;
 /// Chunks queued for the JSON shape thread.
 const JSON_QUEUE_CHUNKS: usize = 4;
+/// Content with at most one invalid byte in this many (or at most [`TEXT_MAX_INVALID_BYTES`]) is
+/// text that is nearly UTF-8 (a Latin-1 name in a log, a cut multi-byte character): it stays text,
+/// the bad bytes read as U+FFFD. More, any NUL byte, or the magic bytes of a binary format, and it
+/// is binary.
+const TEXT_MAX_INVALID_RATIO: u64 = 100;
+const TEXT_MAX_INVALID_BYTES: u64 = 4;
 
 /// What one pass over the input produced.
 #[derive(Debug)]
@@ -34,16 +40,44 @@ pub(crate) struct Ingested {
     pub blob: PendingBlob,
 }
 
-/// Reads `input` to the end into staged chunks. On error, anything staged is discarded.
+/// Reads `input` to the end into staged chunks. On error, anything staged is discarded. Text that
+/// starts with a UTF-16 byte-order mark is stored transcoded to UTF-8.
 pub(crate) fn ingest(
     store: &dyn Store,
     input: &mut dyn Read,
     config: &PreviewConfig,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<Ingested> {
+    let mut start = [0u8; 2];
+    let mut got = 0;
+    while got < start.len() {
+        match input.read(&mut start[got..]) {
+            Ok(0) => break,
+            Ok(n) => got += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(crate::read::source::from_io(e)),
+        }
+    }
+    let mut whole = std::io::Cursor::new(start[..got].to_vec()).chain(input);
+    let utf16 = match &start[..got] {
+        [0xFF, 0xFE] => Some(encoding_rs::UTF_16LE),
+        [0xFE, 0xFF] => Some(encoding_rs::UTF_16BE),
+        _ => None,
+    };
+    let mut transcoded;
+    let input: &mut dyn Read = match utf16 {
+        Some(encoding) => {
+            transcoded = encoding_rs_io::DecodeReaderBytesBuilder::new()
+                .encoding(Some(encoding))
+                .build(whole);
+            &mut transcoded
+        }
+        None => &mut whole,
+    };
     let mut staged = None;
     let result = std::thread::scope(|scope| {
-        let pass = Pass::new(store, config, &mut staged);
+        let mut pass = Pass::new(store, config, &mut staged);
+        pass.decoded_from = utf16.map(|encoding| encoding.name().to_owned());
         pass.run(input, progress, |rx| {
             let budget = config.json_chars;
             scope.spawn(move || {
@@ -72,8 +106,10 @@ struct Pass<'a> {
     bytes: u64,
     chars: u64,
     newlines: u64,
-    utf8: bool,
+    /// Bytes that are not valid UTF-8 so far.
+    invalid_bytes: u64,
     has_nul: bool,
+    decoded_from: Option<String>,
     last_byte: Option<u8>,
     first_bytes: Vec<u8>,
     first_non_ws: Option<u8>,
@@ -97,8 +133,9 @@ impl<'a> Pass<'a> {
             bytes: 0,
             chars: 0,
             newlines: 0,
-            utf8: true,
+            invalid_bytes: 0,
             has_nul: false,
+            decoded_from: None,
             last_byte: None,
             first_bytes: Vec::new(),
             first_non_ws: None,
@@ -149,11 +186,7 @@ impl<'a> Pass<'a> {
                 }
             }
             if self.filled == CHUNK_BYTES {
-                let cut = if self.utf8 {
-                    char_cut(&self.pending)
-                } else {
-                    CHUNK_BYTES
-                };
+                let cut = char_cut(&self.pending);
                 let mut next = vec![0; CHUNK_BYTES];
                 next[..CHUNK_BYTES - cut].copy_from_slice(&self.pending[cut..]);
                 let mut data = std::mem::replace(&mut self.pending, next);
@@ -188,18 +221,22 @@ impl<'a> Pass<'a> {
         if !self.has_nul && memchr::memchr(0, &data).is_some() {
             self.has_nul = true;
         }
-        // Characters and lines are counted once, by the preview builder's scan; binary content has
-        // neither, and its chunks are found by bytes only.
+        // Characters and lines are counted once, by the preview builder's scan, on the text as
+        // readers decode it (chunk by chunk, invalid bytes as U+FFFD); binary content has neither,
+        // and its chunks are found by bytes only.
         let (chars_before, newlines_before) = (self.text.chars(), self.text.newlines());
-        if self.utf8 {
+        if !self.is_binary() {
             match std::str::from_utf8(&data) {
                 Ok(text) => self.text.push(text),
-                Err(_) => self.utf8 = false,
+                Err(_) => {
+                    self.invalid_bytes += invalid_utf8_bytes(&data);
+                    self.text.push(&String::from_utf8_lossy(&data));
+                }
             }
         }
         let chars = self.text.chars() - chars_before;
         let newlines = self.text.newlines() - newlines_before;
-        if self.utf8 && !self.has_nul {
+        if !self.is_binary() {
             self.keep_search_text(&data);
         }
         if let Some(tx) = &self.json
@@ -230,6 +267,13 @@ impl<'a> Pass<'a> {
         Ok(())
     }
 
+    /// Binary so far: a NUL byte, or more invalid bytes than nearly-UTF-8 text has.
+    fn is_binary(&self) -> bool {
+        self.has_nul
+            || (self.invalid_bytes > TEXT_MAX_INVALID_BYTES
+                && self.invalid_bytes * TEXT_MAX_INVALID_RATIO > self.bytes)
+    }
+
     fn keep_search_text(&mut self, data: &[u8]) {
         if self.search_head.len() < SEARCH_HEAD_BYTES {
             let take = (SEARCH_HEAD_BYTES - self.search_head.len()).min(data.len());
@@ -246,7 +290,8 @@ impl<'a> Pass<'a> {
 
     fn finish(self, json_shape: Option<String>) -> Result<Ingested> {
         let hash = self.hasher.finalize().to_hex().to_string();
-        let binary = !self.utf8 || self.has_nul;
+        let binary =
+            self.is_binary() || (self.invalid_bytes > 0 && infer::get(&self.first_bytes).is_some());
         let stats = BlobStats {
             hash: hash.clone(),
             chunks: self.seq,
@@ -286,11 +331,20 @@ impl<'a> Pass<'a> {
             Kind::Text
         };
         // JSON is read by its shape and queries, not by level words in its strings.
-        let profile = (kind == Kind::Text).then_some(text.profile);
-        let preview = match json_shape {
+        let profile = (kind == Kind::Text).then_some(TextProfile {
+            invalid_utf8_bytes: self.invalid_bytes,
+            decoded_from: self.decoded_from,
+            ..text.profile
+        });
+        let mut preview = match json_shape {
             Some(shape) if !text.complete => shape,
             _ => text.text,
         };
+        if !text.complete
+            && let Some(note) = profile.as_ref().and_then(TextProfile::decoding_note)
+        {
+            preview.insert_str(0, &format!("[{note}]\n"));
+        }
         let mut search = String::from_utf8_lossy(&self.search_head).into_owned();
         if !self.search_tail.is_empty() {
             let tail: Vec<u8> = self.search_tail.into_iter().collect();
@@ -317,6 +371,14 @@ impl JoinLike for std::thread::ScopedJoinHandle<'_, Option<String>> {
     fn join_value(self) -> Option<String> {
         self.join().ok().flatten()
     }
+}
+
+/// Bytes of `data` that are not part of a valid UTF-8 sequence (each reads as one U+FFFD or is
+/// part of one).
+fn invalid_utf8_bytes(data: &[u8]) -> u64 {
+    data.utf8_chunks()
+        .map(|chunk| chunk.invalid().len() as u64)
+        .sum()
 }
 
 /// The largest cut ≤ len that does not split a UTF-8 character.

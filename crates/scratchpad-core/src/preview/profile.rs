@@ -110,6 +110,31 @@ pub struct TextProfile {
     /// Some level had more forms of line than were grouped; its lines were still counted.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub capped: bool,
+    /// Bytes that are not valid UTF-8: they are stored as they came and read as U+FFFD (`�`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub invalid_utf8_bytes: u64,
+    /// The encoding the content came in when it was not UTF-8 (`UTF-16LE`); it is stored as UTF-8.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub decoded_from: Option<String>,
+}
+
+impl TextProfile {
+    /// What a reader should know about how the text was decoded, if anything.
+    pub fn decoding_note(&self) -> Option<String> {
+        match (&self.decoded_from, self.invalid_utf8_bytes) {
+            (Some(encoding), _) => Some(format!(
+                "decoded from {encoding} when stored: characters and lines are those of the text, bytes \
+                 (mode=bytes) those of its UTF-8 form"
+            )),
+            (None, 0) => None,
+            (None, n) => Some(format!(
+                "{} not valid UTF-8, stored as {} and shown as `�`; mode=bytes reads {} exactly",
+                crate::figures::counted(n, "byte is", "bytes are"),
+                if n == 1 { "it came" } else { "they came" },
+                if n == 1 { "it" } else { "them" },
+            )),
+        }
+    }
 }
 
 /// A numbered line of an entry, cut to a preview's width.
@@ -555,6 +580,7 @@ impl Profiler {
             grep: self.grep(),
             summary: self.summary_line(),
             capped: self.capped(),
+            ..TextProfile::default()
         }
     }
 

@@ -1,7 +1,9 @@
 //! Regex search over an entry with line numbers and context, in ripgrep's push model: the searcher
 //! streams chunks through a sink that formats what fits the budget and keeps counting the rest.
 
-use grep_regex::RegexMatcherBuilder;
+use grep_matcher::LineTerminator;
+use grep_matcher::Matcher as _;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKind, SinkMatch};
 use regex_syntax::hir::{Hir, HirKind};
 
@@ -12,8 +14,11 @@ use crate::error::{Error, Result};
 use crate::figures::{counted, thousands};
 use crate::model::EntryInfo;
 
-/// Longest line shown in grep output (characters); longer lines end with `…`.
+/// Longest line shown in grep output (characters): a longer matching line is shown as this much of
+/// it around its first match, a longer context line as its start.
 const SHOWN_LINE_CHARS: usize = 1_000;
+/// Longest line a grep holds in memory (bytes); an entry with a longer one is read in ranges.
+const MAX_LINE_BYTES: usize = 64 << 20;
 /// Longest context a grep may ask for (lines either side).
 pub const MAX_CONTEXT: u64 = 50;
 
@@ -63,6 +68,10 @@ pub(crate) fn grep(
     }
     check_repetition(args.pattern)?;
     let matcher = RegexMatcherBuilder::new()
+        // `^` and `$` match at every line's start and end (as in ripgrep), and `$` before a `\r\n`
+        // as before a `\n`: logs written on Windows read the same.
+        .multi_line(true)
+        .crlf(true)
         .case_insensitive(args.ignore_case)
         .size_limit(REGEX_SIZE_LIMIT)
         .dfa_size_limit(REGEX_DFA_LIMIT)
@@ -86,11 +95,15 @@ pub(crate) fn grep(
         })?;
     let context = usize::try_from(args.context).unwrap_or(0);
     let mut searcher = SearcherBuilder::new()
+        // Lines end at `\n`; a `\r` before it belongs to the terminator, as the matcher expects.
+        .line_terminator(LineTerminator::crlf())
         .line_number(true)
+        .heap_limit(Some(MAX_LINE_BYTES))
         .before_context(context)
         .after_context(context)
         .build();
     let mut sink = GrepSink {
+        matcher: &matcher,
         offset: args.from - 1,
         budget,
         max_matches: args.max_matches,
@@ -106,7 +119,21 @@ pub(crate) fn grep(
     if let Some(reader) = content.reader_at_line(args.from)? {
         searcher
             .search_reader(&matcher, reader, &mut sink)
-            .map_err(super::source::from_io)?;
+            .map_err(|err| {
+                if err.to_string().contains("heap limit") {
+                    Error::TooLarge(
+                        format!(
+                            "`{}` has a line longer than {} MiB, more than a grep holds at once; \
+                             read it in parts with mode=range (characters) or mode=bytes",
+                            info.name,
+                            MAX_LINE_BYTES >> 20
+                        )
+                        .into(),
+                    )
+                } else {
+                    super::source::from_io(err)
+                }
+            })?;
     }
     let continuation = sink.resume_at.map(|from| ReadMode::Grep {
         pattern: args.pattern.to_owned(),
@@ -183,6 +210,31 @@ fn check_repetition(pattern: &str) -> Result<()> {
     Ok(())
 }
 
+/// [`SHOWN_LINE_CHARS`] characters of a long line around byte `at`, a third of them before it, with
+/// `…` where the line goes on, and the line's length.
+fn window(text: &str, at: usize) -> String {
+    let before = SHOWN_LINE_CHARS / 3;
+    let at_char = text[..at.min(text.len())].chars().count();
+    let first = at_char.saturating_sub(before);
+    let shown: String = text.chars().skip(first).take(SHOWN_LINE_CHARS).collect();
+    let total = text.chars().count();
+    let mut out = String::with_capacity(shown.len() + 64);
+    if first > 0 {
+        out.push('…');
+    }
+    out.push_str(&shown);
+    if first + SHOWN_LINE_CHARS < total {
+        out.push('…');
+    }
+    out.push_str(&format!(
+        " [characters {}–{} of this line's {}]",
+        thousands(first as u64 + 1),
+        thousands((first + SHOWN_LINE_CHARS).min(total) as u64),
+        thousands(total as u64)
+    ));
+    out
+}
+
 /// The last non-empty line of a regex error: the one that says what is wrong.
 fn last_line(s: &str) -> String {
     s.lines()
@@ -192,7 +244,9 @@ fn last_line(s: &str) -> String {
         .to_owned()
 }
 
-struct GrepSink {
+struct GrepSink<'m> {
+    /// Finds where a long matching line matches, to show the part around it.
+    matcher: &'m RegexMatcher,
     /// Lines before the searched part (added to the searcher's numbers).
     offset: u64,
     budget: u64,
@@ -209,18 +263,26 @@ struct GrepSink {
     pending_break: bool,
 }
 
-impl GrepSink {
+impl GrepSink<'_> {
     /// Adds one formatted line if it fits; false (and stops output) when it does not.
     fn push_line(&mut self, number: u64, sep: char, bytes: &[u8]) -> bool {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches(['\n', '\r']);
         let mut line = format!("{number}{sep}");
-        match text.char_indices().nth(SHOWN_LINE_CHARS) {
-            Some((cut, _)) => {
-                line.push_str(&text[..cut]);
-                line.push('…');
-            }
-            None => line.push_str(text),
+        if text.char_indices().nth(SHOWN_LINE_CHARS).is_none() {
+            line.push_str(text);
+        } else {
+            // A long line: the part around its first match (a context line: its start).
+            let at = match sep {
+                ':' => self
+                    .matcher
+                    .find(text.as_bytes())
+                    .ok()
+                    .flatten()
+                    .map_or(0, |found| found.start()),
+                _ => 0,
+            };
+            line.push_str(&window(text, at));
         }
         line.push('\n');
         let extra = if self.pending_break { 3 } else { 0 };
@@ -244,7 +306,7 @@ impl GrepSink {
     }
 }
 
-impl Sink for GrepSink {
+impl Sink for GrepSink<'_> {
     type Error = std::io::Error;
 
     fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {

@@ -159,23 +159,42 @@ pub(crate) fn read(
         Ok(())
     };
     let budget = limits.budget_chars.max(1);
+    let mut reply = read_mode(info, &content, mode, limits, budget, text_only)?;
+    // Text that came in another encoding, or with bytes that are not UTF-8, says so wherever it
+    // is read as text.
+    if !matches!(mode, ReadMode::Bytes { .. } | ReadMode::Json { .. })
+        && let Some(note) = info.profile.as_ref().and_then(|p| p.decoding_note())
+    {
+        reply.notes.push(note);
+    }
+    Ok(reply)
+}
+
+fn read_mode(
+    info: &crate::model::EntryInfo,
+    content: &EntryContent<'_>,
+    mode: &ReadMode,
+    limits: ReadLimits<'_>,
+    budget: u64,
+    text_only: impl Fn(&str) -> Result<()>,
+) -> Result<ReadReply> {
     match mode {
         ReadMode::Head { n } => {
             text_only("head")?;
             let n = n.unwrap_or(DEFAULT_EDGE_CHARS);
-            slice::chars(info, &content, 0, n, budget, Vec::new())
+            slice::chars(info, content, 0, n, budget, Vec::new())
         }
         ReadMode::Tail { n } => {
             text_only("tail")?;
-            slice::tail(info, &content, n.unwrap_or(DEFAULT_EDGE_CHARS), budget)
+            slice::tail(info, content, n.unwrap_or(DEFAULT_EDGE_CHARS), budget)
         }
         ReadMode::Range { start, end } => {
             text_only("range")?;
-            slice::range(info, &content, *start, *end, budget)
+            slice::range(info, content, *start, *end, budget)
         }
         ReadMode::Lines { from, to } => {
             text_only("lines")?;
-            slice::lines(info, &content, *from, *to, budget)
+            slice::lines(info, content, *from, *to, budget)
         }
         ReadMode::Grep {
             pattern,
@@ -187,7 +206,7 @@ pub(crate) fn read(
             text_only("grep")?;
             grep::grep(
                 info,
-                &content,
+                content,
                 &grep::GrepArgs {
                     pattern,
                     context: *context,
@@ -198,18 +217,16 @@ pub(crate) fn read(
                 budget,
             )
         }
-        ReadMode::Json { query } => json::query(info, &content, query, budget),
-        ReadMode::Bytes { offset, length } => {
-            slice::bytes(info, &content, *offset, *length, budget)
-        }
+        ReadMode::Json { query } => json::query(info, content, query, budget),
+        ReadMode::Bytes { offset, length } => slice::bytes(info, content, *offset, *length, budget),
         ReadMode::Full { force } => {
             text_only("full")?;
             let budget = limits.budget_given.then_some(budget);
-            slice::full(info, &content, *force, budget, limits.full_max_chars)
+            slice::full(info, content, *force, budget, limits.full_max_chars)
         }
         ReadMode::Summary { from } => {
             text_only("summary")?;
-            read_summary(info, &content, from.unwrap_or(1), budget)
+            read_summary(info, content, from.unwrap_or(1), budget)
         }
     }
 }

@@ -102,7 +102,7 @@ impl<'a> EntryContent<'a> {
         while char_at < end {
             self.stop.check()?;
             let data = self.store.chunk(self.blob, seq)?;
-            let text = as_text(&data)?;
+            let text = as_text(&data);
             for (i, c) in text.chars().enumerate() {
                 let at = char_at + i as u64;
                 if at >= end {
@@ -112,7 +112,7 @@ impl<'a> EntryContent<'a> {
                     out.push(c);
                 }
             }
-            char_at += crate::preview::text::count_chars(&data);
+            char_at += crate::preview::text::count_chars(text.as_bytes());
             seq += 1;
         }
         Ok(out)
@@ -173,8 +173,10 @@ pub(crate) fn from_io(err: std::io::Error) -> Error {
     Error::Io(err)
 }
 
-pub(crate) fn as_text(data: &[u8]) -> Result<&str> {
-    std::str::from_utf8(data).map_err(|_| Error::Storage("a text chunk is not valid UTF-8".into()))
+/// A text chunk as readers see it: bytes that are not UTF-8 read as U+FFFD, as they were counted
+/// when the entry was stored (chunk by chunk, in the same way).
+pub(crate) fn as_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
+    String::from_utf8_lossy(data)
 }
 
 /// Streams an entry's chunks from a starting point, fetching one chunk at a time.

@@ -396,7 +396,7 @@ fn entry_from_row(row: &dyn Row) -> Result<(i64, Entry), Fail> {
     ))
 }
 
-/// A live entry by name, then by id; `lock` holds its row until the transaction ends.
+/// A live entry by id, then by name; `lock` holds its row until the transaction ends.
 fn find_live(
     c: &mut dyn Conn,
     dialect: &Dialect,
@@ -410,7 +410,9 @@ fn find_live(
             select_entries!(),
             " WHERE e.session = ?2 AND (e.name = ?3 OR e.id = ?3) AND ",
             live!(),
-            " ORDER BY CASE WHEN e.name = ?3 THEN 0 ELSE 1 END LIMIT 1{}"
+            // An id is random and nobody picks it: a name that happens to equal one never shadows
+            // the entry it belongs to.
+            " ORDER BY CASE WHEN e.id = ?3 THEN 0 ELSE 1 END LIMIT 1{}"
         ),
         if lock { dialect.lock_entries } else { "" }
     );
@@ -437,6 +439,22 @@ fn find_named(
         &[Param::Text(session), Param::Text(name)],
         entry_from_row,
     )
+}
+
+/// Refuses a name that is another entry's id in the session: reading by it would give that entry.
+fn refuse_id_name(c: &mut dyn Conn, session: &str, name: &str) -> Result<(), Fail> {
+    let taken = c.first(
+        "SELECT e.name FROM entries e WHERE e.session = ?1 AND e.id = ?2 AND e.name <> ?2",
+        &[Param::Text(session), Param::Text(name)],
+        |r| r.text(0),
+    )?;
+    match taken {
+        Some(owner) => Err(Fail::App(Error::invalid(format!(
+            "`{name}` is the id of the entry `{owner}`, so it cannot name another entry (reading it \
+             would give `{owner}`); choose another name"
+        )))),
+        None => Ok(()),
+    }
 }
 
 /// Serialises writers of one name until the transaction ends, where the dialect needs it.
@@ -654,6 +672,7 @@ fn commit_entry(
         NameChoice::Auto { stem } => (next_auto_name(c, dialect, &write.session, stem)?, None),
         NameChoice::Given(name) => {
             lock_name(c, dialect, &write.session, name)?;
+            refuse_id_name(c, &write.session, name)?;
             let mut existing = find_named(c, dialect, &write.session, name)?;
             // An expired entry is gone for every purpose but disk space.
             if let Some((key, entry)) = existing.take_if(|(_, e)| e.info.is_expired(now)) {
@@ -870,6 +889,7 @@ impl<B: Backend> Store for SqlStore<B> {
             match change {
                 EntryChange::Rename(new_name) => {
                     lock_name(c, dialect, session, new_name)?;
+                    refuse_id_name(c, session, new_name)?;
                     // Renaming onto itself is refused too, as an existing name.
                     if let Some((other_row, other)) = find_named(c, dialect, session, new_name)? {
                         if !other.info.is_expired(now) {

@@ -259,7 +259,134 @@ fn a_newer_schema_is_refused_plainly() {
     );
 }
 
+/// Regression: one invalid UTF-8 byte made a whole log binary, with 0 lines and no grep.
+fn text_with_a_few_bad_bytes_stays_text_and_keeps_them(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let mut log = log_with_errors(20_000, &[]).into_bytes();
+    let at = log.len() / 2;
+    let line_start = log[..at].iter().rposition(|&b| b == b'\n').unwrap() + 1;
+    let bad_line = b"2026-11-21T10:00:00Z ERROR caf\xe9 au lait: order rejected\n";
+    log.splice(line_start..line_start, bad_line.iter().copied());
+    let info = put(&pad, "latin1", &log);
+    assert_eq!(info.kind, scratchpad_core::Kind::Text, "{info:?}");
+    assert_eq!(info.lines, 20_001);
+    assert_eq!(info.bytes, log.len() as u64, "stored as it came");
+    assert!(
+        info.preview.contains("1 byte is not valid UTF-8"),
+        "{}",
+        info.preview
+    );
+    let hit = pad.read("latin1", &grep("ERROR caf"), None).unwrap();
+    assert_eq!(hit.total_matches, Some(1));
+    assert!(
+        hit.text.contains("ERROR caf\u{FFFD} au lait"),
+        "{}",
+        hit.text
+    );
+    assert!(
+        hit.notes
+            .iter()
+            .any(|n| n.contains("mode=bytes reads it exactly")),
+        "{:?}",
+        hit.notes
+    );
+    // Slices around the bad byte agree with the counts: the whole, read in ranges, is the lossy text.
+    let whole = String::from_utf8_lossy(&log).into_owned();
+    assert_eq!(info.chars, whole.chars().count() as u64);
+    let mut read = String::new();
+    let mut start = 0;
+    while start < info.chars {
+        let reply = pad
+            .read(
+                "latin1",
+                &ReadMode::Range {
+                    start,
+                    end: Some(start + 100_000),
+                },
+                Some(100_000),
+            )
+            .unwrap();
+        read.push_str(&reply.text);
+        start += 100_000;
+    }
+    assert_eq!(read, whole);
+    // The exact bytes are still there.
+    let (_, mut reader) = pad.open_content("latin1").unwrap();
+    let mut stored = Vec::new();
+    std::io::Read::read_to_end(&mut reader, &mut stored).unwrap();
+    assert_eq!(stored, log);
+    // Mostly invalid, or with NULs, it is binary.
+    let noise: Vec<u8> = (0..4_000u32)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8 | 0x80)
+        .collect();
+    assert_eq!(
+        put(&pad, "noise", &noise).kind,
+        scratchpad_core::Kind::Binary
+    );
+}
+
+/// Regression: UTF-16 with a byte-order mark was binary with 0 lines and no grep.
+fn utf16_with_a_bom_is_text(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let text = log_with_errors(3_000, &[1_500]);
+    for (name, bom, unit) in [
+        ("le", [0xFF, 0xFE], u16::to_le_bytes as fn(u16) -> [u8; 2]),
+        ("be", [0xFE, 0xFF], u16::to_be_bytes),
+    ] {
+        let mut bytes = bom.to_vec();
+        for code in text.encode_utf16() {
+            bytes.extend(unit(code));
+        }
+        let info = put(&pad, name, &bytes);
+        assert_eq!(info.kind, scratchpad_core::Kind::Text, "{name}");
+        assert_eq!(info.lines, 3_000, "{name}");
+        assert!(
+            info.preview.contains("decoded from UTF-16"),
+            "{}",
+            info.preview
+        );
+        let hit = pad.read(name, &grep("ERROR"), None).unwrap();
+        assert!(hit.text.starts_with("1500:"), "{name}: {}", hit.text);
+        let lines = pad
+            .read(
+                name,
+                &ReadMode::Lines {
+                    from: 1,
+                    to: Some(3),
+                },
+                None,
+            )
+            .unwrap();
+        assert_eq!(
+            lines.text,
+            text.lines().take(3).collect::<Vec<_>>().join("\n") + "\n"
+        );
+    }
+}
+
+/// Regression: a note named with another entry's id shadowed that entry when read by its id.
+fn an_id_shaped_name_never_shadows_an_entry_id(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let target = pad
+        .write("target", "the real entry", Default::default())
+        .unwrap();
+    let err = pad
+        .write(&target.id, "an impostor", Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("is the id of the entry `target`"), "{err}");
+    pad.write("other", "x", Default::default()).unwrap();
+    assert!(pad.rename("other", &target.id, None).is_err());
+    let by_id = pad
+        .read(&target.id, &ReadMode::Full { force: false }, None)
+        .unwrap();
+    assert_eq!(by_id.text, "the real entry");
+}
+
 backend_tests!(
+    text_with_a_few_bad_bytes_stays_text_and_keeps_them,
+    utf16_with_a_bom_is_text,
+    an_id_shaped_name_never_shadows_an_entry_id,
     bad_names_state_the_rule,
     bad_reads_are_clear_errors_or_stated_clamps,
     jq_errors_say_what_to_do,

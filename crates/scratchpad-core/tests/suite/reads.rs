@@ -349,3 +349,42 @@ backend_tests!(
     full_reads_are_guarded_and_head_tail_default,
     snapshot_grep_reply,
 );
+
+/// Regression: in CRLF content `$` did not match at the end of a line (the `\r` was in the way).
+#[test]
+fn dollar_matches_before_crlf() {
+    let (_store, pad) = crate::common::pad();
+    let text: String = (1..=1_000)
+        .map(|i| format!("request {i} done\r\n"))
+        .collect();
+    crate::common::put(&pad, "crlf", text.as_bytes());
+    let hit = pad
+        .read("crlf", &ReadMode::grep("^request 500 done$", 0), None)
+        .unwrap();
+    assert_eq!(hit.total_matches, Some(1), "{}", hit.text);
+    assert_eq!(hit.text, "500:request 500 done\n");
+    let ends = pad
+        .read("crlf", &ReadMode::grep("0 done$", 0), None)
+        .unwrap();
+    assert_eq!(ends.total_matches, Some(100));
+}
+
+/// Regression: a match deep inside a very long line showed the line's first 1,000 characters,
+/// without the match.
+#[test]
+fn grep_shows_the_part_of_a_long_line_around_its_match() {
+    let (_store, pad) = crate::common::pad();
+    let line = format!(
+        "{}NEEDLE in the haystack{}\nshort line\n",
+        "x".repeat(200_000),
+        "y".repeat(200_000)
+    );
+    crate::common::put(&pad, "long", line.as_bytes());
+    let hit = pad
+        .read("long", &ReadMode::grep("NEEDLE", 0), None)
+        .unwrap();
+    assert!(hit.text.contains("NEEDLE in the haystack"), "{}", hit.text);
+    assert!(hit.text.starts_with("1:…x"), "{}", &hit.text[..40]);
+    assert!(hit.text.contains("of this line's 400,022]"), "{}", hit.text);
+    assert!(hit.text.len() < 2_000);
+}
