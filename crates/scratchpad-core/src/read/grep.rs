@@ -6,7 +6,7 @@ use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKin
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::source::EntryContent;
-use super::{ReadMode, ReadReply};
+use super::{GrepLine, ReadMode, ReadReply};
 use crate::advice::{Advice, Arg, ArgName};
 use crate::error::{Error, Result};
 use crate::figures::{counted, thousands};
@@ -102,6 +102,7 @@ pub(crate) fn grep(
         resume_at: None,
         stopped: false,
         pending_break: false,
+        lines: Vec::new(),
     };
     if let Some(reader) = content.reader_at_line(args.from)? {
         searcher
@@ -148,6 +149,7 @@ pub(crate) fn grep(
         continuation,
         total_matches: Some(sink.total),
         shown_matches: Some(sink.shown),
+        grep_lines: sink.lines,
         ..ReadReply::new(info, sink.out, location)
     })
 }
@@ -207,6 +209,8 @@ struct GrepSink {
     /// Output is full: keep counting, stop formatting.
     stopped: bool,
     pending_break: bool,
+    /// What `out` shows, line by line.
+    lines: Vec<GrepLine>,
 }
 
 impl GrepSink {
@@ -214,15 +218,11 @@ impl GrepSink {
     fn push_line(&mut self, number: u64, sep: char, bytes: &[u8]) -> bool {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches(['\n', '\r']);
-        let mut line = format!("{number}{sep}");
-        match text.char_indices().nth(SHOWN_LINE_CHARS) {
-            Some((cut, _)) => {
-                line.push_str(&text[..cut]);
-                line.push('…');
-            }
-            None => line.push_str(text),
-        }
-        line.push('\n');
+        let shown = match text.char_indices().nth(SHOWN_LINE_CHARS) {
+            Some((cut, _)) => format!("{}…", &text[..cut]),
+            None => text.to_owned(),
+        };
+        let line = format!("{number}{sep}{shown}\n");
         let extra = if self.pending_break { 3 } else { 0 };
         let cost = line.chars().count() as u64 + extra;
         if self.out_chars + cost > self.budget {
@@ -234,6 +234,11 @@ impl GrepSink {
         }
         self.out.push_str(&line);
         self.out_chars += cost;
+        self.lines.push(GrepLine {
+            number,
+            text: shown,
+            matched: sep == ':',
+        });
         self.last_shown_line = number;
         true
     }
