@@ -51,7 +51,7 @@ pub use offload::{
     Binary, Content, Hint, Observation, Offload, OffloadedObservation, PART_INLINE_BYTES, Part,
     PartOutcome, Reference, hint,
 };
-pub use read::{ReadMode, ReadReply};
+pub use read::{GrepLine, ReadMode, ReadReply};
 pub use scratchpad::{
     DEFAULT_SESSION, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad, SessionStats, Stats,
     WriteOptions,

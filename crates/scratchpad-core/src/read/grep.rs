@@ -8,7 +8,7 @@ use grep_searcher::{Searcher, SearcherBuilder, Sink, SinkContext, SinkContextKin
 use regex_syntax::hir::{Hir, HirKind};
 
 use super::source::EntryContent;
-use super::{ReadMode, ReadReply};
+use super::{GrepLine, ReadMode, ReadReply};
 use crate::advice::{Advice, Arg, ArgName};
 use crate::error::{Error, Result};
 use crate::figures::{counted, thousands};
@@ -115,6 +115,7 @@ pub(crate) fn grep(
         resume_at: None,
         stopped: false,
         pending_break: false,
+        lines: Vec::new(),
     };
     if let Some(reader) = content.reader_at_line(args.from)? {
         searcher
@@ -175,6 +176,7 @@ pub(crate) fn grep(
         continuation,
         total_matches: Some(sink.total),
         shown_matches: Some(sink.shown),
+        grep_lines: sink.lines,
         ..ReadReply::new(info, sink.out, location)
     })
 }
@@ -261,6 +263,8 @@ struct GrepSink<'m> {
     /// Output is full: keep counting, stop formatting.
     stopped: bool,
     pending_break: bool,
+    /// What `out` shows, line by line.
+    lines: Vec<GrepLine>,
 }
 
 impl GrepSink<'_> {
@@ -268,9 +272,8 @@ impl GrepSink<'_> {
     fn push_line(&mut self, number: u64, sep: char, bytes: &[u8]) -> bool {
         let text = String::from_utf8_lossy(bytes);
         let text = text.trim_end_matches(['\n', '\r']);
-        let mut line = format!("{number}{sep}");
-        if text.char_indices().nth(SHOWN_LINE_CHARS).is_none() {
-            line.push_str(text);
+        let shown = if text.char_indices().nth(SHOWN_LINE_CHARS).is_none() {
+            text.to_owned()
         } else {
             // A long line: the part around its first match (a context line: its start).
             let at = match sep {
@@ -282,9 +285,9 @@ impl GrepSink<'_> {
                     .map_or(0, |found| found.start()),
                 _ => 0,
             };
-            line.push_str(&window(text, at));
-        }
-        line.push('\n');
+            window(text, at)
+        };
+        let line = format!("{number}{sep}{shown}\n");
         let extra = if self.pending_break { 3 } else { 0 };
         let cost = line.chars().count() as u64 + extra;
         if self.out_chars + cost > self.budget {
@@ -296,6 +299,11 @@ impl GrepSink<'_> {
         }
         self.out.push_str(&line);
         self.out_chars += cost;
+        self.lines.push(GrepLine {
+            number,
+            text: shown,
+            matched: sep == ':',
+        });
         self.last_shown_line = number;
         true
     }

@@ -11,7 +11,7 @@ pub mod summary;
 
 use serde::{Deserialize, Serialize};
 
-pub use reply::ReadReply;
+pub use reply::{GrepLine, ReadReply};
 pub use source::Stop;
 
 use crate::advice::{Advice, Call};

@@ -35,6 +35,20 @@ pub struct ReadReply {
     /// For grep: how many matching lines `text` shows.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub shown_matches: Option<u64>,
+    /// For grep: the lines `text` shows, as data, for faces that hand matches on one by one.
+    #[serde(skip)]
+    pub grep_lines: Vec<GrepLine>,
+}
+
+/// One line of grep output: a matching line, or a line of context around one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GrepLine {
+    /// 1-based line number in the entry.
+    pub number: u64,
+    /// The line without its ending, cut like `text` cuts it (long lines end with `…`).
+    pub text: String,
+    /// False for context lines.
+    pub matched: bool,
 }
 
 impl ReadReply {
@@ -52,6 +66,7 @@ impl ReadReply {
             last_line: None,
             total_matches: None,
             shown_matches: None,
+            grep_lines: Vec::new(),
         }
     }
 

@@ -162,6 +162,22 @@ fn grep_counts_every_match_and_shows_context(backend: Backend) {
     assert!(reply.text.contains("25001-"), "{}", reply.text);
     assert!(reply.text.contains("--\n"));
     assert!(reply.continuation.is_none());
+    // The same lines as data: what the text shows, line for line, matches told from context.
+    let shown: Vec<String> = reply
+        .grep_lines
+        .iter()
+        .map(|l| {
+            format!(
+                "{}{}{}",
+                l.number,
+                if l.matched { ':' } else { '-' },
+                l.text
+            )
+        })
+        .collect();
+    let text: Vec<&str> = reply.text.lines().filter(|l| *l != "--").collect();
+    assert_eq!(shown, text);
+    assert_eq!(reply.grep_lines.iter().filter(|l| l.matched).count(), 4);
 
     let many = pad
         .read(

@@ -59,6 +59,18 @@ fn shown(args: &[&str]) -> Vec<String> {
         .collect()
 }
 
+/// The python of the test virtualenv with the Python package (crates/scratchpad-py) built from this
+/// tree installed in it, by `scripts/python-package`.
+pub fn python_with_package() -> &'static Path {
+    static PYTHON: OnceLock<PathBuf> = OnceLock::new();
+    PYTHON.get_or_init(|| {
+        setup(
+            "python-package",
+            "the Python package (maturin build of crates/scratchpad-py)",
+        )
+    })
+}
+
 fn python_interpreter() -> &'static Path {
     static PYTHON: OnceLock<PathBuf> = OnceLock::new();
     PYTHON.get_or_init(|| setup("python-env", "the MCP Python SDK (pip install mcp)"))

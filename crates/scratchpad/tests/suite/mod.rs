@@ -6,6 +6,7 @@ mod mcp_proxy_e2e;
 mod notes;
 mod postgres;
 mod put_read;
+mod python_package;
 mod run;
 mod sessions;
 mod snapshots;

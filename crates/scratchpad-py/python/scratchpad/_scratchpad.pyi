@@ -1,0 +1,283 @@
+"""Types of the native module; see the package's ``__init__`` for the public names."""
+
+import os
+from datetime import timedelta
+from typing import Any, Dict, Iterator, List, Optional, Tuple, Union
+
+__version__: str
+DEFAULT_SESSION: str
+
+Ttl = Union[str, int, timedelta]
+Count = Union[bool, int]
+Span = Union[Tuple[int, Optional[int]], int]
+Json = Any
+
+def escape(text: str) -> str:
+    """Escapes ``text`` so that a grep matches it literally."""
+
+class EntryInfo:
+    """Everything known about an entry except its content. Times are Unix milliseconds."""
+
+    @property
+    def session(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str:
+        """``text``, ``json`` or ``binary``."""
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def chars(self) -> int: ...
+    @property
+    def lines(self) -> int: ...
+    @property
+    def hash(self) -> str: ...
+    @property
+    def preview(self) -> str: ...
+    @property
+    def tool(self) -> Optional[str]: ...
+    @property
+    def server(self) -> Optional[str]: ...
+    @property
+    def args_digest(self) -> Optional[str]: ...
+    @property
+    def meta(self) -> Json: ...
+    @property
+    def turn(self) -> Optional[str]: ...
+    @property
+    def created_at(self) -> int: ...
+    @property
+    def updated_at(self) -> int: ...
+    @property
+    def accessed_at(self) -> int: ...
+    @property
+    def expires_at(self) -> Optional[int]: ...
+    @property
+    def pinned(self) -> bool: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def mime(self) -> Optional[str]: ...
+    @property
+    def tokens_est(self) -> int: ...
+    def to_dict(self) -> Dict[str, Any]: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+class GrepLine:
+    """One line of grep output: a match, or context around one."""
+
+    @property
+    def number(self) -> int: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def matched(self) -> bool: ...
+
+class ReadReply:
+    """What a read returned; ``str(reply)`` renders it with its header and continuation."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def location(self) -> str:
+        """Which part of the entry this covers, e.g. "lines 100–120 of 5,000"."""
+    @property
+    def truncated(self) -> bool: ...
+    @property
+    def continuation(self) -> Optional[Dict[str, Any]]:
+        """The next read when cut: ``pad.read(reply.name, **reply.continuation)``."""
+    @property
+    def notes(self) -> List[str]: ...
+    @property
+    def first_line(self) -> Optional[int]: ...
+    @property
+    def total_matches(self) -> Optional[int]: ...
+    @property
+    def shown_matches(self) -> Optional[int]: ...
+    @property
+    def grep_lines(self) -> List[GrepLine]: ...
+    @property
+    def numbered_text(self) -> str: ...
+
+class Page:
+    """One page of a listing, newest first."""
+
+    @property
+    def entries(self) -> List[EntryInfo]: ...
+    @property
+    def next_cursor(self) -> Optional[str]: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[EntryInfo]: ...
+
+class SearchHit:
+    @property
+    def entry(self) -> EntryInfo: ...
+    @property
+    def snippet(self) -> str: ...
+
+class Stats:
+    @property
+    def session(self) -> str: ...
+    @property
+    def entries(self) -> int: ...
+    @property
+    def pinned(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def tokens_est(self) -> int: ...
+    @property
+    def tokens_kept_out(self) -> int: ...
+    @property
+    def store_bytes(self) -> int: ...
+    @property
+    def quota_bytes(self) -> Optional[int]: ...
+
+class EditResult:
+    @property
+    def entry(self) -> EntryInfo: ...
+    @property
+    def replacements(self) -> int: ...
+
+class OffloadResult:
+    @property
+    def shown(self) -> str:
+        """The content when small enough, else the reference the MCP server would show."""
+    @property
+    def stored(self) -> bool: ...
+    @property
+    def entry(self) -> Optional[EntryInfo]: ...
+
+class Scratchpad:
+    """One store seen from one session. Safe to share between threads."""
+
+    def __init__(
+        self,
+        store: Optional[str] = None,
+        *,
+        session: Optional[str] = None,
+        config: Optional[Union[str, os.PathLike[str]]] = None,
+        threshold: Optional[int] = None,
+    ) -> None: ...
+    @property
+    def session(self) -> str: ...
+    @property
+    def threshold(self) -> int: ...
+    @property
+    def offload_ttl(self) -> str: ...
+    def with_session(self, session: str) -> Scratchpad: ...
+    def offload(
+        self,
+        tool: str,
+        content: Union[str, bytes, bytearray, Json],
+        *,
+        name: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+        args: Optional[Json] = None,
+        server: Optional[str] = None,
+        is_error: bool = False,
+    ) -> str: ...
+    def offload_result(
+        self,
+        tool: str,
+        content: Union[str, bytes, bytearray, Json],
+        *,
+        name: Optional[str] = None,
+        metadata: Optional[Dict[str, Any]] = None,
+        args: Optional[Json] = None,
+        server: Optional[str] = None,
+        is_error: bool = False,
+    ) -> OffloadResult: ...
+    def put(
+        self,
+        content: Union[str, bytes, bytearray, os.PathLike[str]],
+        *,
+        name: Optional[str] = None,
+        tool: Optional[str] = None,
+        meta: Optional[Json] = None,
+        turn: Optional[str] = None,
+        ttl: Optional[Ttl] = None,
+        pinned: bool = False,
+        if_version: Optional[int] = None,
+    ) -> EntryInfo: ...
+    def read(
+        self,
+        name: str,
+        *,
+        head: Optional[Count] = None,
+        tail: Optional[Count] = None,
+        range: Optional[Span] = None,
+        lines: Optional[Span] = None,
+        grep: Optional[str] = None,
+        context: Optional[int] = None,
+        max_matches: Optional[int] = None,
+        ignore_case: bool = False,
+        from_line: Optional[int] = None,
+        json: Optional[str] = None,
+        bytes: Optional[Span] = None,
+        full: bool = False,
+        force: bool = False,
+        summary: Optional[Count] = None,
+        budget: Optional[int] = None,
+    ) -> ReadReply: ...
+    def get(self, name: str) -> EntryInfo: ...
+    def content(self, name: str) -> bytes: ...
+    def write(
+        self,
+        name: str,
+        text: str,
+        *,
+        if_version: Optional[int] = None,
+        ttl: Optional[Ttl] = None,
+        pinned: Optional[bool] = None,
+        turn: Optional[str] = None,
+        meta: Optional[Json] = None,
+    ) -> EntryInfo: ...
+    def append(
+        self,
+        name: str,
+        text: str,
+        *,
+        if_version: Optional[int] = None,
+        ttl: Optional[Ttl] = None,
+        pinned: Optional[bool] = None,
+        turn: Optional[str] = None,
+        meta: Optional[Json] = None,
+    ) -> EntryInfo: ...
+    def edit(
+        self,
+        name: str,
+        *,
+        old: str,
+        new: str,
+        replace_all: bool = False,
+        if_version: Optional[int] = None,
+    ) -> EditResult: ...
+    def rename(self, name: str, new_name: str, *, if_version: Optional[int] = None) -> EntryInfo: ...
+    def delete(self, name: str, *, if_version: Optional[int] = None) -> EntryInfo: ...
+    def pin(self, name: str, *, if_version: Optional[int] = None) -> EntryInfo: ...
+    def unpin(self, name: str, *, if_version: Optional[int] = None) -> EntryInfo: ...
+    def set_ttl(self, name: str, ttl: Ttl, *, if_version: Optional[int] = None) -> EntryInfo: ...
+    def resolve(self, text: str) -> str: ...
+    def list(
+        self,
+        *,
+        kind: Optional[str] = None,
+        prefix: Optional[str] = None,
+        tool: Optional[str] = None,
+        pinned: Optional[bool] = None,
+        turn: Optional[str] = None,
+        cursor: Optional[str] = None,
+        limit: int = 50,
+    ) -> Page: ...
+    def search(self, query: str, *, limit: int = 10) -> List[SearchHit]: ...
+    def stats(self) -> Stats: ...
+    def expire_turn(self, turn: str) -> int: ...

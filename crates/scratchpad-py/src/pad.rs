@@ -1,0 +1,629 @@
+//! `Scratchpad`: one store seen from one session, every engine call a method. Arguments become
+//! engine values while the GIL is held; the storage and search work runs with it released, so
+//! other Python threads go on meanwhile and one object may be shared by many threads.
+
+use std::io::Read as _;
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use pyo3::prelude::*;
+use pyo3::types::{PyByteArray, PyBytes, PyString};
+use scratchpad_core::{self as core, Ttl};
+use scratchpad_mcp::tools::Mcp;
+
+use crate::errors::{OrRaise, invalid};
+use crate::modes::{Count, ReadArgs, Span};
+use crate::types::{
+    EditResult, EntryInfo, OffloadResult, Page, ReadReply, SearchHit, Stats, py_to_json,
+};
+
+/// Where the CLI reads its store and session from when no flag gives them.
+const STORE_VAR: &str = "SCRATCHPAD_STORE";
+const SESSION_VAR: &str = "SCRATCHPAD_SESSION";
+
+/// A scratchpad: store whole tool outputs, show previews, read slices, keep notes.
+#[pyclass(frozen, module = "scratchpad", name = "Scratchpad")]
+#[derive(Debug)]
+pub struct Scratchpad {
+    pad: core::Scratchpad,
+}
+
+/// A lifetime as Python gives it: "24h", "30m", "7d", "never", seconds, or a `timedelta`.
+#[derive(Debug)]
+pub struct TtlArg(Ttl);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for TtlArg {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = value.py();
+        let parse = |text: &str| -> PyResult<Self> {
+            text.parse::<Ttl>()
+                .map(Self)
+                .map_err(|err| crate::errors::to_py(py, err))
+        };
+        if let Ok(text) = value.extract::<String>() {
+            return parse(&text);
+        }
+        if let Ok(seconds) = value.extract::<i64>()
+            && !value.is_instance_of::<pyo3::types::PyBool>()
+        {
+            return parse(&seconds.to_string());
+        }
+        if let Ok(seconds) = value
+            .call_method0("total_seconds")
+            .and_then(|s| s.extract::<f64>())
+        {
+            if seconds.is_finite() && seconds >= 0.001 {
+                return Ok(Self(Ttl::After((seconds * 1000.0).round() as i64)));
+            }
+            return Err(invalid(format!(
+                "invalid ttl of {seconds} seconds: it must be positive, or \"never\""
+            )));
+        }
+        Err(invalid(
+            "ttl is a duration: \"30m\", \"24h\", \"7d\", a number of seconds, a datetime.timedelta, or \
+             \"never\"",
+        ))
+    }
+}
+
+fn ttl_or_default(arg: Option<TtlArg>) -> Ttl {
+    arg.map_or(Ttl::Default, |TtlArg(ttl)| ttl)
+}
+
+/// What `offload` and `put` accept: text, bytes, or (offload only) any JSON value.
+enum Payload {
+    Text(String),
+    Bytes(Vec<u8>),
+    Json(serde_json::Value),
+}
+
+/// Text or bytes as they are; `None` for anything else.
+fn raw_payload(content: &Bound<'_, PyAny>) -> PyResult<Option<Payload>> {
+    if let Ok(text) = content.cast::<PyString>() {
+        return Ok(Some(Payload::Text(text.extract::<String>()?)));
+    }
+    if let Ok(bytes) = content.cast::<PyBytes>() {
+        return Ok(Some(Payload::Bytes(bytes.as_bytes().to_vec())));
+    }
+    if let Ok(bytes) = content.cast::<PyByteArray>() {
+        return Ok(Some(Payload::Bytes(bytes.to_vec())));
+    }
+    Ok(None)
+}
+
+/// Text, bytes, else the value as JSON.
+fn payload(content: &Bound<'_, PyAny>) -> PyResult<Payload> {
+    match raw_payload(content)? {
+        Some(raw) => Ok(raw),
+        None => Ok(Payload::Json(py_to_json(content)?)),
+    }
+}
+
+fn json_map(
+    value: Option<&Bound<'_, PyAny>>,
+    what: &str,
+) -> PyResult<serde_json::Map<String, serde_json::Value>> {
+    match value.map(py_to_json).transpose()? {
+        None | Some(serde_json::Value::Null) => Ok(serde_json::Map::new()),
+        Some(serde_json::Value::Object(map)) => Ok(map),
+        Some(_) => Err(invalid(format!("{what} must be a dict"))),
+    }
+}
+
+fn entry(py: Python<'_>, info: core::EntryInfo) -> PyResult<Py<EntryInfo>> {
+    Py::new(py, EntryInfo(info))
+}
+
+#[pymethods]
+impl Scratchpad {
+    /// Opens a store. `store` is `sqlite:///path.db`, a plain path or `postgres://…`; without it,
+    /// `SCRATCHPAD_STORE`, else the configuration file's store, else the same default file as the
+    /// CLI. `session` defaults to `SCRATCHPAD_SESSION`, the file's session, then `default`.
+    /// `threshold` (bytes) is the size above which `offload` stores content instead of showing it.
+    #[new]
+    #[pyo3(signature = (store=None, *, session=None, config=None, threshold=None))]
+    fn new(
+        py: Python<'_>,
+        store: Option<String>,
+        session: Option<String>,
+        config: Option<PathBuf>,
+        threshold: Option<usize>,
+    ) -> PyResult<Self> {
+        let store = store.or_else(|| std::env::var(STORE_VAR).ok());
+        let session_env = std::env::var(SESSION_VAR).ok();
+        let pad = py
+            .detach(|| -> core::Result<core::Scratchpad> {
+                let config = core::Config::load(config.as_deref())?;
+                let session = session
+                    .or(session_env)
+                    .or_else(|| config.session.clone())
+                    .unwrap_or_else(|| core::DEFAULT_SESSION.to_owned());
+                let pad = core::Scratchpad::open_with(store.as_deref(), config)?
+                    .with_session(&session)?;
+                Ok(match threshold {
+                    Some(bytes) => pad.with_threshold(bytes),
+                    None => pad,
+                })
+            })
+            .or_raise(py)?;
+        Ok(Self { pad })
+    }
+
+    /// The session whose entries this object sees.
+    #[getter]
+    fn session(&self) -> &str {
+        self.pad.session()
+    }
+
+    /// Bytes above which `offload` stores content instead of showing it.
+    #[getter]
+    fn threshold(&self) -> usize {
+        self.pad.config().threshold_bytes
+    }
+
+    /// How long offloads live unless pinned ("1d", "30m", "never"), from the configuration.
+    #[getter]
+    fn offload_ttl(&self) -> String {
+        self.pad.config().offload_ttl.to_string()
+    }
+
+    /// The same store seen from another session.
+    fn with_session(&self, py: Python<'_>, session: &str) -> PyResult<Self> {
+        Ok(Self {
+            pad: self.pad.with_session(session).or_raise(py)?,
+        })
+    }
+
+    /// A tool's output for the context: the content itself when it is small, else the reference
+    /// (the JSON the MCP server shows: name, sizes, preview, and how to read slices).
+    #[pyo3(signature = (tool, content, *, name=None, metadata=None, args=None, server=None, is_error=false))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn offload(
+        &self,
+        py: Python<'_>,
+        tool: String,
+        content: &Bound<'_, PyAny>,
+        name: Option<String>,
+        metadata: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyAny>>,
+        server: Option<String>,
+        is_error: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let outcome =
+            self.offload_result(py, tool, content, name, metadata, args, server, is_error)?;
+        if !outcome.stored && content.is_instance_of::<PyString>() {
+            return Ok(content.clone().unbind());
+        }
+        Ok(outcome.shown.into_pyobject(py)?.into_any().unbind())
+    }
+
+    /// `offload`, with what it did: `shown`, `stored` and the `entry`.
+    #[pyo3(signature = (tool, content, *, name=None, metadata=None, args=None, server=None, is_error=false))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn offload_result(
+        &self,
+        py: Python<'_>,
+        tool: String,
+        content: &Bound<'_, PyAny>,
+        name: Option<String>,
+        metadata: Option<&Bound<'_, PyAny>>,
+        args: Option<&Bound<'_, PyAny>>,
+        server: Option<String>,
+        is_error: bool,
+    ) -> PyResult<OffloadResult> {
+        let part = match payload(content)? {
+            Payload::Text(text) => core::Part::text(text),
+            Payload::Bytes(bytes) => {
+                core::Part::new(core::Content::Binary(core::Binary::Bytes(bytes)))
+            }
+            Payload::Json(value) => core::Part::json(value),
+        };
+        let mut observation = core::Observation::new(tool, vec![part]);
+        observation.metadata = json_map(metadata, "metadata")?;
+        observation.args = args.map(py_to_json).transpose()?;
+        observation.server = server;
+        observation.is_error = is_error;
+        observation.save_as = name;
+        let offload = py.detach(|| self.pad.offload(&observation)).or_raise(py)?;
+        let (shown, stored, info) = match offload.parts.into_iter().next() {
+            Some(core::PartOutcome::Stored(reference)) => {
+                let shown = serde_json::to_string(&reference.observation(&Mcp))
+                    .map_err(|err| invalid(format!("cannot render the reference: {err}")))?;
+                (shown, true, Some(reference.entry))
+            }
+            Some(core::PartOutcome::Inline | core::PartOutcome::SameAs(_)) | None => {
+                (inline_text(&observation), false, offload.saved)
+            }
+        };
+        Ok(OffloadResult {
+            shown,
+            stored,
+            entry: info.map(|info| entry(py, info)).transpose()?,
+        })
+    }
+
+    /// Stores content whatever its size: text, bytes, or a file given as a `pathlib.Path`
+    /// (streamed, never loaded whole). Without `name` the entry is named `<tool>_<n>`.
+    #[pyo3(signature = (content, *, name=None, tool=None, meta=None, turn=None, ttl=None, pinned=false, if_version=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn put(
+        &self,
+        py: Python<'_>,
+        content: &Bound<'_, PyAny>,
+        name: Option<String>,
+        tool: Option<String>,
+        meta: Option<&Bound<'_, PyAny>>,
+        turn: Option<String>,
+        ttl: Option<TtlArg>,
+        pinned: bool,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let source = match raw_payload(content)? {
+            Some(Payload::Text(text)) => Source::Memory(text.into_bytes()),
+            Some(Payload::Bytes(bytes)) => Source::Memory(bytes),
+            Some(Payload::Json(_)) | None => match content.extract::<PathBuf>() {
+                Ok(path) => Source::File(path),
+                Err(_) => {
+                    return Err(invalid(
+                        "put stores str, bytes or a file (a pathlib.Path); offload takes other values",
+                    ));
+                }
+            },
+        };
+        let meta = meta.map(py_to_json).transpose()?.unwrap_or_default();
+        let ttl = ttl_or_default(ttl);
+        // Built where it is used: the options may hold a progress callback, which stays on one thread.
+        let options = move || core::PutOptions {
+            name,
+            source: core::Source {
+                tool,
+                ..core::Source::default()
+            },
+            meta,
+            turn,
+            ttl,
+            pinned,
+            condition: if_version.map(core::WriteCondition::IfVersion),
+            progress: None,
+        };
+        let info = py
+            .detach(|| match source {
+                Source::Memory(bytes) => self.pad.put(&mut bytes.as_slice(), options()),
+                Source::File(path) => {
+                    let mut file = std::fs::File::open(&path).map_err(|err| {
+                        core::Error::Io(std::io::Error::new(
+                            err.kind(),
+                            format!("cannot open {}: {err}", path.display()),
+                        ))
+                    })?;
+                    self.pad.put(&mut file, options())
+                }
+            })
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Reads part of an entry (by name or id). Pass one way to read, e.g. `lines=(100, 120)`,
+    /// `grep="ERROR", context=2`, `head=500`, `tail=True`, `range=(0, 800)`, `json=".items[0]"`,
+    /// `bytes=(0, 3000)`, `full=True`, `summary=True`; none reads the head. `budget` caps the reply
+    /// (characters).
+    #[pyo3(signature = (name, *, head=None, tail=None, range=None, lines=None, grep=None, context=None, max_matches=None, ignore_case=false, from_line=None, json=None, bytes=None, full=false, force=false, summary=None, budget=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn read(
+        &self,
+        py: Python<'_>,
+        name: String,
+        head: Option<Count>,
+        tail: Option<Count>,
+        range: Option<Span>,
+        lines: Option<Span>,
+        grep: Option<String>,
+        context: Option<u64>,
+        max_matches: Option<u64>,
+        ignore_case: bool,
+        from_line: Option<u64>,
+        json: Option<String>,
+        bytes: Option<Span>,
+        full: bool,
+        force: bool,
+        summary: Option<Count>,
+        budget: Option<usize>,
+    ) -> PyResult<ReadReply> {
+        let mode = ReadArgs {
+            head,
+            tail,
+            range,
+            lines,
+            grep,
+            context,
+            max_matches,
+            ignore_case,
+            from_line,
+            json,
+            bytes,
+            full,
+            force,
+            summary,
+        }
+        .mode()?;
+        let reply = py
+            .detach(|| self.pad.read(&name, &mode, budget))
+            .or_raise(py)?;
+        Ok(ReadReply(reply))
+    }
+
+    /// An entry's metadata, by name or id.
+    fn get(&self, py: Python<'_>, name: String) -> PyResult<Py<EntryInfo>> {
+        let info = py.detach(|| self.pad.get(&name)).or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// The whole content of an entry as bytes.
+    fn content<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyBytes>> {
+        let bytes = py
+            .detach(|| -> core::Result<Vec<u8>> {
+                let (info, mut reader) = self.pad.open_content(&name)?;
+                let mut bytes = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
+                reader.read_to_end(&mut bytes)?;
+                Ok(bytes)
+            })
+            .or_raise(py)?;
+        Ok(PyBytes::new(py, &bytes))
+    }
+
+    /// Creates or replaces a note. Notes never expire unless given a `ttl`.
+    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn write(
+        &self,
+        py: Python<'_>,
+        name: String,
+        text: String,
+        if_version: Option<u64>,
+        ttl: Option<TtlArg>,
+        pinned: Option<bool>,
+        turn: Option<String>,
+        meta: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let options = write_options(if_version, ttl, pinned, turn, meta)?;
+        let info = py
+            .detach(|| self.pad.write(&name, &text, options))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Appends text to a note, creating it when absent.
+    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn append(
+        &self,
+        py: Python<'_>,
+        name: String,
+        text: String,
+        if_version: Option<u64>,
+        ttl: Option<TtlArg>,
+        pinned: Option<bool>,
+        turn: Option<String>,
+        meta: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let options = write_options(if_version, ttl, pinned, turn, meta)?;
+        let info = py
+            .detach(|| self.pad.append(&name, &text, options))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Replaces `old` by `new` in a note; `old` must occur exactly once unless `replace_all`.
+    #[pyo3(signature = (name, *, old, new, replace_all=false, if_version=None))]
+    fn edit(
+        &self,
+        py: Python<'_>,
+        name: String,
+        old: String,
+        new: String,
+        replace_all: bool,
+        if_version: Option<u64>,
+    ) -> PyResult<EditResult> {
+        let outcome = py
+            .detach(|| self.pad.edit(&name, &old, &new, replace_all, if_version))
+            .or_raise(py)?;
+        Ok(EditResult {
+            entry: entry(py, outcome.entry)?,
+            replacements: outcome.replacements,
+        })
+    }
+
+    #[pyo3(signature = (name, new_name, *, if_version=None))]
+    fn rename(
+        &self,
+        py: Python<'_>,
+        name: String,
+        new_name: String,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let info = py
+            .detach(|| self.pad.rename(&name, &new_name, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Deletes an entry and returns what it was.
+    #[pyo3(signature = (name, *, if_version=None))]
+    fn delete(
+        &self,
+        py: Python<'_>,
+        name: String,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let info = py
+            .detach(|| self.pad.delete(&name, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Keeps an entry whatever its lifetime and the quota say.
+    #[pyo3(signature = (name, *, if_version=None))]
+    fn pin(
+        &self,
+        py: Python<'_>,
+        name: String,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let info = py
+            .detach(|| self.pad.pin(&name, true, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    #[pyo3(signature = (name, *, if_version=None))]
+    fn unpin(
+        &self,
+        py: Python<'_>,
+        name: String,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let info = py
+            .detach(|| self.pad.pin(&name, false, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Sets how long the entry lives from now: "30m", "24h", "7d", seconds, a timedelta, or "never".
+    #[pyo3(signature = (name, ttl, *, if_version=None))]
+    fn set_ttl(
+        &self,
+        py: Python<'_>,
+        name: String,
+        ttl: TtlArg,
+        if_version: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let info = py
+            .detach(|| self.pad.set_ttl(&name, ttl.0, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Replaces every `{{scratchpad:NAME}}` (or `#lines=10-20`, `#range=0-500`, `#json=.a`) in
+    /// `text` by that entry's content or part of it.
+    fn resolve(&self, py: Python<'_>, text: String) -> PyResult<String> {
+        py.detach(|| self.pad.resolve(&text)).or_raise(py)
+    }
+
+    /// Entries of this session, newest first, one page at a time.
+    #[pyo3(signature = (*, kind=None, prefix=None, tool=None, pinned=None, turn=None, cursor=None, limit=50))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn list(
+        &self,
+        py: Python<'_>,
+        kind: Option<String>,
+        prefix: Option<String>,
+        tool: Option<String>,
+        pinned: Option<bool>,
+        turn: Option<String>,
+        cursor: Option<String>,
+        limit: usize,
+    ) -> PyResult<Page> {
+        let kind = kind
+            .map(|kind| core::Kind::parse(&kind))
+            .transpose()
+            .or_raise(py)?;
+        let filter = core::ListFilter {
+            kind,
+            prefix,
+            tool,
+            pinned,
+            turn,
+        };
+        let page = py
+            .detach(|| self.pad.list(&filter, cursor.as_deref(), limit))
+            .or_raise(py)?;
+        Page::new(py, page)
+    }
+
+    /// Ranked full-text search over this session's entries.
+    #[pyo3(signature = (query, *, limit=10))]
+    fn search(&self, py: Python<'_>, query: String, limit: usize) -> PyResult<Vec<SearchHit>> {
+        let hits = py.detach(|| self.pad.search(&query, limit)).or_raise(py)?;
+        hits.into_iter()
+            .map(|hit| {
+                Ok(SearchHit {
+                    entry: entry(py, hit.entry)?,
+                    snippet: hit.snippet,
+                })
+            })
+            .collect()
+    }
+
+    /// Entries, bytes and tokens kept out of context, for this session.
+    fn stats(&self, py: Python<'_>) -> PyResult<Stats> {
+        let stats = py.detach(|| self.pad.stats()).or_raise(py)?;
+        Ok(stats.into())
+    }
+
+    /// Removes every entry tagged with `turn`; returns how many there were.
+    fn expire_turn(&self, py: Python<'_>, turn: String) -> PyResult<u64> {
+        py.detach(|| self.pad.expire_turn(&turn)).or_raise(py)
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Scratchpad(session={:?})", self.pad.session())
+    }
+}
+
+/// Where `put` reads from.
+enum Source {
+    Memory(Vec<u8>),
+    File(PathBuf),
+}
+
+fn write_options(
+    if_version: Option<u64>,
+    ttl_arg: Option<TtlArg>,
+    pinned: Option<bool>,
+    turn: Option<String>,
+    meta: Option<&Bound<'_, PyAny>>,
+) -> PyResult<core::WriteOptions> {
+    Ok(core::WriteOptions {
+        if_version,
+        ttl: ttl_or_default(ttl_arg),
+        pinned,
+        turn,
+        meta: meta.map(py_to_json).transpose()?,
+    })
+}
+
+/// The single part of an observation as it enters the context when it is not stored.
+fn inline_text(observation: &core::Observation) -> String {
+    match observation.parts.first().map(|part| &part.content) {
+        Some(core::Content::Text(text)) => text.clone(),
+        Some(core::Content::Json(value)) => value.to_string(),
+        Some(core::Content::Binary(core::Binary::Bytes(bytes))) => {
+            base64::engine::general_purpose::STANDARD.encode(bytes)
+        }
+        Some(core::Content::Binary(core::Binary::Base64(text))) => text.clone(),
+        None => String::new(),
+    }
+}

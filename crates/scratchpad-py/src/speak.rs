@@ -1,0 +1,42 @@
+//! How the Python face spells the engine's calls, in messages and rendered replies:
+//! `pad.read("log", lines=(1, 100))`, `pad.list()`, `if_version=3`.
+
+use scratchpad_core::{Arg, ArgName, ArgValue, Call, Speak};
+
+use crate::modes::{mode_kwargs, python_literal};
+
+/// The Python spelling of calls and arguments.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Python;
+
+impl Speak for Python {
+    fn call(&self, call: &Call) -> String {
+        match call {
+            Call::Read { name, mode } => {
+                let mut args = vec![python_literal(&crate::modes::Kw::Str(name.clone()))];
+                args.extend(
+                    mode_kwargs(mode)
+                        .iter()
+                        .map(|(key, value)| format!("{key}={}", python_literal(value))),
+                );
+                format!("`pad.read({})`", args.join(", "))
+            }
+            Call::List => "`pad.list()`".to_owned(),
+        }
+    }
+
+    fn arg(&self, arg: Arg) -> String {
+        let name = match arg.name {
+            ArgName::Force => "force",
+            ArgName::ReplaceAll => "replace_all",
+            ArgName::IfVersion => "if_version",
+            ArgName::MaxMatches => "max_matches",
+            ArgName::FromLine => "from_line",
+        };
+        match arg.value {
+            ArgValue::On => format!("`{name}=True`"),
+            ArgValue::Number(n) => format!("`{name}={n}`"),
+            ArgValue::Bare => format!("`{name}`"),
+        }
+    }
+}

@@ -1,0 +1,436 @@
+//! The engine's values as Python objects: read-only views of the core types, with the attribute
+//! names a Python caller expects, a `repr` that shows what matters and `to_dict()` for JSON.
+
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use scratchpad_core as core;
+
+use crate::modes::kwargs_dict;
+use crate::speak::Python as PythonSpeak;
+
+/// A JSON value as the Python object `json.loads` would give.
+pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
+    let text = serde_json::to_string(value).map_err(|err| {
+        pyo3::exceptions::PyValueError::new_err(format!("cannot convert JSON: {err}"))
+    })?;
+    py.import("json")?.call_method1("loads", (text,))
+}
+
+/// A Python object (dict, list, str, number, bool, None) as JSON, as `json.dumps` sees it.
+pub fn py_to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    let text: String = value
+        .py()
+        .import("json")?
+        .call_method1("dumps", (value,))?
+        .extract()?;
+    serde_json::from_str(&text).map_err(|err| {
+        pyo3::exceptions::PyValueError::new_err(format!("cannot convert to JSON: {err}"))
+    })
+}
+
+/// Everything known about an entry except its content. Times are Unix milliseconds.
+#[pyclass(frozen, module = "scratchpad", name = "EntryInfo")]
+#[derive(Debug)]
+pub struct EntryInfo(pub core::EntryInfo);
+
+#[pymethods]
+impl EntryInfo {
+    #[getter]
+    fn session(&self) -> &str {
+        &self.0.session
+    }
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    #[getter]
+    fn id(&self) -> &str {
+        &self.0.id
+    }
+    /// `text`, `json` or `binary`.
+    #[getter]
+    fn kind(&self) -> &str {
+        self.0.kind.as_str()
+    }
+    #[getter]
+    fn bytes(&self) -> u64 {
+        self.0.bytes
+    }
+    #[getter]
+    fn chars(&self) -> u64 {
+        self.0.chars
+    }
+    #[getter]
+    fn lines(&self) -> u64 {
+        self.0.lines
+    }
+    /// blake3 of the content, hex.
+    #[getter]
+    fn hash(&self) -> &str {
+        &self.0.hash
+    }
+    #[getter]
+    fn preview(&self) -> &str {
+        &self.0.preview
+    }
+    /// The tool whose output this is, for offloads.
+    #[getter]
+    fn tool(&self) -> Option<&str> {
+        self.0.source.tool.as_deref()
+    }
+    #[getter]
+    fn server(&self) -> Option<&str> {
+        self.0.source.server.as_deref()
+    }
+    #[getter]
+    fn args_digest(&self) -> Option<&str> {
+        self.0.source.args_digest.as_deref()
+    }
+    /// The caller's metadata (`None` when there is none).
+    #[getter]
+    fn meta<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        json_to_py(py, &self.0.meta)
+    }
+    #[getter]
+    fn turn(&self) -> Option<&str> {
+        self.0.turn.as_deref()
+    }
+    #[getter]
+    fn created_at(&self) -> i64 {
+        self.0.created_at
+    }
+    #[getter]
+    fn updated_at(&self) -> i64 {
+        self.0.updated_at
+    }
+    #[getter]
+    fn accessed_at(&self) -> i64 {
+        self.0.accessed_at
+    }
+    /// `None` when it never expires.
+    #[getter]
+    fn expires_at(&self) -> Option<i64> {
+        self.0.expires_at
+    }
+    #[getter]
+    fn pinned(&self) -> bool {
+        self.0.pinned
+    }
+    /// Bumps on every change; pass it as `if_version` to write safely.
+    #[getter]
+    fn version(&self) -> u64 {
+        self.0.version
+    }
+    /// The sniffed type of binary content (`image/png`).
+    #[getter]
+    fn mime(&self) -> Option<&str> {
+        self.0.mime.as_deref()
+    }
+    /// Estimated tokens of the whole content.
+    #[getter]
+    fn tokens_est(&self) -> u64 {
+        self.0.tokens_est()
+    }
+
+    /// The entry as a dict of JSON values (what `scratchpad --json` prints).
+    fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let value = serde_json::to_value(&self.0).map_err(|err| {
+            pyo3::exceptions::PyValueError::new_err(format!("cannot convert the entry: {err}"))
+        })?;
+        json_to_py(py, &value)
+    }
+
+    fn __repr__(&self) -> String {
+        let info = &self.0;
+        format!(
+            "EntryInfo(name={:?}, kind={:?}, bytes={}, lines={}, version={}, pinned={})",
+            info.name,
+            info.kind.as_str(),
+            info.bytes,
+            info.lines,
+            info.version,
+            if info.pinned { "True" } else { "False" }
+        )
+    }
+
+    fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
+        other
+            .cast::<Self>()
+            .is_ok_and(|other| other.get().0 == self.0)
+    }
+
+    fn __hash__(&self) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        (&self.0.session, &self.0.name, self.0.version, &self.0.hash).hash(&mut hasher);
+        hasher.finish()
+    }
+}
+
+/// One line of grep output.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "GrepLine")]
+#[derive(Debug)]
+pub struct GrepLine {
+    /// 1-based line number in the entry.
+    pub number: u64,
+    pub text: String,
+    /// False for context lines.
+    pub matched: bool,
+}
+
+#[pymethods]
+impl GrepLine {
+    fn __repr__(&self) -> String {
+        format!(
+            "GrepLine(number={}, matched={}, text={:?})",
+            self.number,
+            if self.matched { "True" } else { "False" },
+            self.text
+        )
+    }
+}
+
+/// What a read returned: the text, which part of the entry it covers and, when the reply budget
+/// cut it short, the read that continues it.
+#[pyclass(frozen, module = "scratchpad", name = "ReadReply")]
+#[derive(Debug)]
+pub struct ReadReply(pub core::ReadReply);
+
+#[pymethods]
+impl ReadReply {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    #[getter]
+    fn kind(&self) -> &str {
+        self.0.kind.as_str()
+    }
+    /// The content read: a slice, lines (numbered in `numbered_text`), grep output (`N:` for
+    /// matches, `N-` for context, `--` between groups), jq results or base64.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.0.text
+    }
+    /// Which part of the entry this covers, e.g. "lines 100–120 of 5,000".
+    #[getter]
+    fn location(&self) -> &str {
+        &self.0.location
+    }
+    /// True when the budget cut the reply short of what was asked.
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.0.truncated
+    }
+    /// The keyword arguments of the next read when cut: `pad.read(reply.name, **reply.continuation)`.
+    #[getter]
+    fn continuation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        self.0
+            .continuation
+            .as_ref()
+            .map(|mode| kwargs_dict(py, mode))
+            .transpose()
+    }
+    /// Clamping and other remarks.
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.0.notes.clone()
+    }
+    /// Lines reads: the number of the first line of `text`.
+    #[getter]
+    fn first_line(&self) -> Option<u64> {
+        self.0.first_line
+    }
+    /// Grep: matching lines in the whole entry (also those not shown).
+    #[getter]
+    fn total_matches(&self) -> Option<u64> {
+        self.0.total_matches
+    }
+    /// Grep: matching lines this reply shows.
+    #[getter]
+    fn shown_matches(&self) -> Option<u64> {
+        self.0.shown_matches
+    }
+    /// Grep: the lines shown, as data.
+    #[getter]
+    fn grep_lines(&self) -> Vec<GrepLine> {
+        self.0
+            .grep_lines
+            .iter()
+            .map(|line| GrepLine {
+                number: line.number,
+                text: line.text.clone(),
+                matched: line.matched,
+            })
+            .collect()
+    }
+    /// `text` with line numbers for lines reads (`100: …`), else `text` as it is.
+    #[getter]
+    fn numbered_text(&self) -> String {
+        self.0.numbered_text().into_owned()
+    }
+
+    /// Header, content and continuation as one text, for a person or a model.
+    fn __str__(&self) -> String {
+        self.0.render(&PythonSpeak)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ReadReply(name={:?}, location={:?}, truncated={})",
+            self.0.name,
+            self.0.location,
+            if self.0.truncated { "True" } else { "False" }
+        )
+    }
+}
+
+/// One page of a listing, newest first. Iterate it for the entries.
+#[pyclass(frozen, module = "scratchpad", name = "Page")]
+#[derive(Debug)]
+pub struct Page {
+    entries: Vec<Py<EntryInfo>>,
+    next_cursor: Option<String>,
+}
+
+impl Page {
+    pub fn new(py: Python<'_>, page: core::Page) -> PyResult<Self> {
+        Ok(Self {
+            entries: page
+                .entries
+                .into_iter()
+                .map(|info| Py::new(py, EntryInfo(info)))
+                .collect::<PyResult<_>>()?,
+            next_cursor: page.next_cursor,
+        })
+    }
+}
+
+#[pymethods]
+impl Page {
+    #[getter]
+    fn entries<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.entries.iter().map(|e| e.clone_ref(py)))
+    }
+    /// Pass as `cursor` to `list` for the next page; `None` on the last one.
+    #[getter]
+    fn next_cursor(&self) -> Option<&str> {
+        self.next_cursor.as_deref()
+    }
+    fn __len__(&self) -> usize {
+        self.entries.len()
+    }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.entries(py)?.try_iter()?.into_any())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "Page({} entries, next_cursor={:?})",
+            self.entries.len(),
+            self.next_cursor
+        )
+    }
+}
+
+/// A search hit: the entry and an excerpt with the matched words between « and ».
+#[pyclass(frozen, get_all, module = "scratchpad", name = "SearchHit")]
+#[derive(Debug)]
+pub struct SearchHit {
+    pub entry: Py<EntryInfo>,
+    pub snippet: String,
+}
+
+#[pymethods]
+impl SearchHit {
+    fn __repr__(&self) -> String {
+        format!(
+            "SearchHit(name={:?}, snippet={:?})",
+            self.entry.get().0.name,
+            self.snippet
+        )
+    }
+}
+
+/// Figures for the session, and the store's size.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "Stats")]
+#[derive(Debug)]
+pub struct Stats {
+    pub session: String,
+    pub entries: u64,
+    pub pinned: u64,
+    pub bytes: u64,
+    pub tokens_est: u64,
+    /// Estimated tokens of the stored content minus what its previews show.
+    pub tokens_kept_out: u64,
+    /// Unique content bytes in the whole store (after dedup).
+    pub store_bytes: u64,
+    pub quota_bytes: Option<u64>,
+}
+
+impl From<core::Stats> for Stats {
+    fn from(stats: core::Stats) -> Self {
+        Self {
+            session: stats.session,
+            entries: stats.figures.entries,
+            pinned: stats.figures.pinned,
+            bytes: stats.figures.bytes,
+            tokens_est: stats.figures.tokens_est,
+            tokens_kept_out: stats.figures.tokens_kept_out,
+            store_bytes: stats.store_bytes,
+            quota_bytes: stats.quota_bytes,
+        }
+    }
+}
+
+#[pymethods]
+impl Stats {
+    fn __repr__(&self) -> String {
+        format!(
+            "Stats(session={:?}, entries={}, bytes={}, tokens_kept_out={})",
+            self.session, self.entries, self.bytes, self.tokens_kept_out
+        )
+    }
+}
+
+/// What an edit did: the entry as it is now and how many occurrences were replaced.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "EditResult")]
+#[derive(Debug)]
+pub struct EditResult {
+    pub entry: Py<EntryInfo>,
+    pub replacements: usize,
+}
+
+#[pymethods]
+impl EditResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "EditResult(name={:?}, version={}, replacements={})",
+            self.entry.get().0.name,
+            self.entry.get().0.version,
+            self.replacements
+        )
+    }
+}
+
+/// What `offload_result` did: the text for the context, and the entry when one was stored.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "OffloadResult")]
+#[derive(Debug)]
+pub struct OffloadResult {
+    /// The content itself when small enough, else the reference (the JSON the MCP server shows).
+    pub shown: String,
+    /// True when the content was stored and `shown` is the reference.
+    pub stored: bool,
+    /// The stored entry: the offloaded content, or the whole output saved under `name`.
+    pub entry: Option<Py<EntryInfo>>,
+}
+
+#[pymethods]
+impl OffloadResult {
+    fn __repr__(&self) -> String {
+        format!(
+            "OffloadResult(stored={}, entry={:?})",
+            if self.stored { "True" } else { "False" },
+            self.entry.as_ref().map(|e| e.get().0.name.clone())
+        )
+    }
+}

@@ -1,0 +1,52 @@
+"""Fixtures shared by the package's tests: a throwaway store, and the `scratchpad` CLI built from the
+same tree (its path in SCRATCHPAD_BIN; the Rust test that runs this suite sets it). Nothing here
+skips: a missing part fails the run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Callable, List
+
+import pytest
+
+from scratchpad import Scratchpad
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> str:
+    return f"sqlite://{tmp_path}/pad.db"
+
+
+@pytest.fixture
+def pad(store: str) -> Scratchpad:
+    return Scratchpad(store, session="test")
+
+
+@pytest.fixture
+def cli(store: str) -> Callable[..., str]:
+    """Runs the `scratchpad` binary on the test's store; returns stdout, fails on a non-zero exit."""
+    binary = os.environ.get("SCRATCHPAD_BIN")
+    if not binary or not Path(binary).is_file():
+        pytest.fail(
+            "SCRATCHPAD_BIN must name the scratchpad binary (cargo test sets it; or cargo build -p scratchpad "
+            "and export SCRATCHPAD_BIN=target/debug/scratchpad)"
+        )
+
+    def run(*args: str, session: str = "test") -> str:
+        command: List[str] = [binary, "--store", store, "--session", session, *args]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, f"{args}: {done.stderr}"
+        return done.stdout
+
+    return run
+
+
+def log_with_errors(lines: int, errors: List[int]) -> str:
+    """A log of `lines` lines, `ERROR disk full at line N` on the given line numbers."""
+    wanted = set(errors)
+    return "".join(
+        f"2026-01-01T00:00:00Z ERROR disk full at line {n}\n" if n in wanted else f"2026-01-01T00:00:00Z INFO step {n} ok\n"
+        for n in range(1, lines + 1)
+    )

@@ -1,0 +1,9 @@
+"""Mistakes the stubs must catch."""
+
+from scratchpad import Scratchpad
+
+pad = Scratchpad("sqlite:///tmp/x.db")
+pad.read("log", lines="100-120")
+pad.write("plan")
+count: str = pad.get("plan").bytes
+pad.nonexistent()
