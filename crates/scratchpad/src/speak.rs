@@ -2,6 +2,7 @@
 //! with the global options that chose the store and session, so a printed continuation reads the
 //! same entry when run as it is.
 
+use scratchpad_core::diff::DiffCall;
 use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
 
 /// The shell spelling of calls and arguments.
@@ -47,7 +48,20 @@ impl Speak for Shell {
                     read_flags(mode)
                 )
             }
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => format!(
+                "{} read {} --version {version} {}",
+                self.command,
+                shell_word(name),
+                read_flags(mode)
+            ),
             Call::List => format!("{} ls", self.command),
+            Call::History { name } => format!("{} history {}", self.command, shell_word(name)),
+            Call::Lease { name } => format!("{} lease show {}", self.command, shell_word(name)),
+            Call::Diff(diff) => format!("{} diff {}", self.command, diff_args(diff)),
         }
     }
 
@@ -58,12 +72,35 @@ impl Speak for Shell {
             ArgName::IfVersion => "--if-version",
             ArgName::MaxMatches => "--max",
             ArgName::FromLine => "--from-line",
+            ArgName::Lease => "--lease",
         };
         match arg.value {
             ArgValue::On | ArgValue::Bare => flag.to_owned(),
             ArgValue::Number(n) => format!("{flag} {n}"),
         }
     }
+}
+
+/// The arguments of `diff` that compare what `diff` says, from where it says.
+fn diff_args(diff: &DiffCall) -> String {
+    let mut out = shell_word(&diff.a.name);
+    if diff.b.name != diff.a.name {
+        out.push(' ');
+        out.push_str(&shell_word(&diff.b.name));
+    }
+    if let Some(from) = diff.a.version {
+        out.push_str(&format!(" --from {from}"));
+    }
+    if let Some(to) = diff.b.version {
+        out.push_str(&format!(" --to {to}"));
+    }
+    if let Some(cursor) = diff.cursor {
+        out.push_str(&format!(" --cursor {cursor}"));
+    }
+    if diff.plain {
+        out.push_str(" --text");
+    }
+    out
 }
 
 /// The flags of `read` that perform `mode`.

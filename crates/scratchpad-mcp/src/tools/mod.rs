@@ -518,6 +518,7 @@ fn list(pad: &Scratchpad, args: ListArgs) -> Result<CallToolResult, Failure> {
         tool: args.tool,
         pinned: args.pinned,
         turn: args.turn,
+        author: None,
     };
     let page = pad.list(&filter, args.cursor.as_deref(), limit)?;
     let stats = pad.stats()?;

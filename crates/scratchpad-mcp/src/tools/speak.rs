@@ -69,7 +69,27 @@ impl Speak for Mcp {
     fn call(&self, call: &Call) -> String {
         match call {
             Call::Read { name, mode } => spell(READ, &read_pairs(name, mode)),
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => {
+                let mut pairs = read_pairs(name, mode);
+                pairs.insert(1, ("version", json!(version)));
+                spell(READ, &pairs)
+            }
             Call::List => spell(LIST, &[]),
+            Call::History { name } => {
+                spell(READ, &[("name", json!(name)), ("mode", json!("history"))])
+            }
+            Call::Lease { name } => spell(
+                "scratchpad_lease",
+                &[("name", json!(name)), ("action", json!("show"))],
+            ),
+            Call::Diff(diff) => spell(
+                READ,
+                &[("name", json!(diff.a.name)), ("mode", json!("diff"))],
+            ),
         }
     }
 
@@ -80,6 +100,7 @@ impl Speak for Mcp {
             ArgName::IfVersion => "if_version",
             ArgName::MaxMatches => "max_matches",
             ArgName::FromLine => "from",
+            ArgName::Lease => "lease",
         };
         match arg.value {
             ArgValue::On => format!("{name}=true"),

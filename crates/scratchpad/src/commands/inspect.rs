@@ -85,6 +85,7 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
         tool: args.tool.clone(),
         pinned: args.pinned.then_some(true),
         turn: args.turn.clone(),
+        author: None,
     };
     let page = ctx.pad.list(&filter, args.cursor.as_deref(), args.limit)?;
     if ctx.json {

@@ -44,6 +44,7 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
             ttl,
             pinned: args.keep.pin,
             condition: args.if_version.map(WriteCondition::IfVersion),
+            keep_history: false,
             progress: Some(&mut on_progress),
         },
     )?;
