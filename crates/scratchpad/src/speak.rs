@@ -281,6 +281,72 @@ mod tests {
         assert!(matches!(list.command, Command::Ls(_)));
     }
 
+    /// Continuations of version reads and diffs parse back to the same call.
+    #[test]
+    fn version_reads_and_diffs_parse_back() {
+        use scratchpad_core::{DiffCursor, Target};
+        let shell = Shell {
+            command: "scratchpad".to_owned(),
+        };
+        let call = Call::ReadVersion {
+            name: "plan".into(),
+            version: 3,
+            mode: ReadMode::Lines {
+                from: 5,
+                to: Some(9),
+            },
+        };
+        let cli = Cli::try_parse_from(split(&shell.call(&call))).unwrap();
+        let Command::Read(args) = cli.command else {
+            panic!("not a read");
+        };
+        assert_eq!(args.version, Some(3));
+        assert_eq!(
+            crate::commands::read::mode(&args).unwrap(),
+            ReadMode::Lines {
+                from: 5,
+                to: Some(9)
+            }
+        );
+        let cursor = DiffCursor {
+            a_line: 120,
+            b_line: 118,
+        };
+        for (a, b) in [
+            (Target::at("plan", 2), Target::at("plan", 5)),
+            (Target::at("run_1", 1), Target::at("run 2", 4)),
+        ] {
+            let call = Call::Diff(DiffCall {
+                a: a.clone(),
+                b: b.clone(),
+                cursor: Some(cursor),
+                plain: true,
+            });
+            let line = shell.call(&call);
+            let cli = Cli::try_parse_from(split(&line)).unwrap();
+            let Command::Diff(args) = cli.command else {
+                panic!("`{line}` is not a diff");
+            };
+            assert_eq!(args.a, a.name, "{line}");
+            assert_eq!(args.b.as_deref().unwrap_or(&args.a), b.name, "{line}");
+            assert_eq!((args.from, args.to), (a.version, b.version), "{line}");
+            assert_eq!(args.cursor.as_deref(), Some("120:118"), "{line}");
+            assert!(args.text, "{line}");
+        }
+        assert_eq!(
+            shell.call(&Call::Lease {
+                name: "plan".into()
+            }),
+            "scratchpad lease show plan"
+        );
+        assert_eq!(
+            shell.call(&Call::History {
+                name: "plan".into()
+            }),
+            "scratchpad history plan"
+        );
+    }
+
     #[test]
     fn arguments_are_the_flags_of_the_command() {
         let shell = Shell::new(None, None);
