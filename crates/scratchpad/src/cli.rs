@@ -62,14 +62,27 @@ pub struct GlobalArgs {
     #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
     /// Who you are: recorded as the author of every change you make (`history`, `ls --long`) and
-    /// the default lease holder
+    /// the default lease holder; the commands that write also take it after their name
     #[arg(
         long,
-        global = true,
         env = "SCRATCHPAD_AUTHOR",
         value_name = "NAME",
         hide_env_values = true,
         help_heading = "Global options"
+    )]
+    pub author: Option<String>,
+}
+
+/// Who makes a change. Taken by the commands that write rather than globally, because `ls
+/// --author` is a filter.
+#[derive(Debug, Args)]
+pub struct Who {
+    /// Who you are: recorded as the author of this change (`history`, `ls --long`)
+    #[arg(
+        long,
+        env = "SCRATCHPAD_AUTHOR",
+        value_name = "NAME",
+        hide_env_values = true
     )]
     pub author: Option<String>,
 }
@@ -127,6 +140,40 @@ pub enum Command {
     )]
     Stats,
     Mcp(McpArgs),
+}
+
+impl Command {
+    /// Who the command's changes are recorded as, when it writes and was told.
+    pub fn author(&self) -> Option<&str> {
+        let who = match self {
+            Self::Put(args) => &args.who,
+            Self::Run(args) => &args.who,
+            Self::Write(args) => &args.who,
+            Self::Append(args) => &args.who,
+            Self::Edit(args) => &args.who,
+            Self::Mv(args) => &args.who,
+            Self::Rm(args) => &args.who,
+            Self::Pin(args) | Self::Unpin(args) => &args.who,
+            Self::Ttl(args) => &args.who,
+            Self::ExpireTurn(args) => &args.who,
+            Self::Restore(args) => &args.who,
+            Self::Lease(LeaseArgs {
+                command: LeaseCommand::Acquire(args),
+            }) => &args.who,
+            Self::Read(_)
+            | Self::Show(_)
+            | Self::Ls(_)
+            | Self::Search(_)
+            | Self::History(_)
+            | Self::Diff(_)
+            | Self::Lease(_)
+            | Self::Resolve(_)
+            | Self::Gc
+            | Self::Stats
+            | Self::Mcp(_) => return None,
+        };
+        who.author.as_deref()
+    }
 }
 
 /// Serve the scratchpad to MCP clients
@@ -450,6 +497,8 @@ pub struct PutArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Lifetime flags shared by the commands that create entries.
@@ -493,6 +542,8 @@ pub struct RunArgs {
         value_name = "CMD"
     )]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.
@@ -673,6 +724,8 @@ pub struct WriteArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Append text to a note (creating it when absent).
@@ -696,6 +749,8 @@ pub struct AppendArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Replace text in a note.
@@ -724,6 +779,8 @@ pub struct EditArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Rename an entry.
@@ -744,6 +801,8 @@ pub struct MvArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Remove entries.
@@ -764,6 +823,8 @@ pub struct RmArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// An entry to pin or unpin.
@@ -771,6 +832,8 @@ pub struct RmArgs {
 pub struct PinArgs {
     /// Name or id
     pub name: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Set how long an entry lives, from now.
@@ -785,6 +848,8 @@ pub struct TtlArgs {
     /// 30m, 24h, 7d, a number of seconds, or `never`
     #[arg(value_name = "DURATION")]
     pub duration: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Remove every entry tagged with a turn.
@@ -797,6 +862,8 @@ pub struct TtlArgs {
 pub struct ExpireTurnArgs {
     /// The turn tag
     pub tag: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Replace {{scratchpad:NAME}} placeholders with stored content.
@@ -860,6 +927,8 @@ pub struct RestoreArgs {
     /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
     #[arg(long, value_name = "TOKEN")]
     pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Compare two entries, or two versions of one, as a unified diff.
@@ -955,6 +1024,8 @@ pub struct LeaseAcquireArgs {
     /// How long the claim lasts unless renewed: 90s, 10m, 1h
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub ttl: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Extend a claim you hold, by its token.

@@ -131,7 +131,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
     let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?.with_session(&session)?;
     // Without one, the MCP faces name each client as the author of what it writes.
-    let pad = match cli.global.author.as_deref() {
+    let pad = match cli.command.author().or(cli.global.author.as_deref()) {
         Some(author) => pad.with_author(author)?,
         None => pad,
     };
