@@ -1,4 +1,5 @@
 mod bad_input;
+mod big_diff;
 mod json_output;
 mod mcp_clients;
 mod mcp_e2e;
@@ -8,4 +9,5 @@ mod postgres;
 mod put_read;
 mod run;
 mod sessions;
+mod shared_notes;
 mod snapshots;
