@@ -40,7 +40,7 @@ pub enum Change {
     /// The entry came into being.
     Created,
     /// The content was replaced; the lines it added and removed when they were counted (notes up
-    /// to [`DELTA_MAX_BYTES`](crate::history::DELTA_MAX_BYTES)).
+    /// to [`DELTA_MAX_BYTES`]).
     Written {
         lines: Option<LineDelta>,
     },
