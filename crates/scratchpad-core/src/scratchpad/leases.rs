@@ -12,6 +12,36 @@ impl Scratchpad {
     /// lease someone holds, unexpired by the store's clock, is a conflict naming the holder and
     /// when it expires ([`ConflictKind::Leased`](crate::ConflictKind::Leased)). Carry the token
     /// on the changes the lease guards ([`with_lease`](Self::with_lease)).
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use scratchpad_core::{ConflictKind, Error, Scratchpad, WriteOptions};
+    ///
+    /// # fn main() -> scratchpad_core::Result<()> {
+    /// # let dir = tempfile::tempdir()?;
+    /// let pad = Scratchpad::open(&format!("sqlite://{}/pad.db", dir.path().display()))?;
+    /// let a = pad.with_author("agent-a")?;
+    /// let lease = a.acquire_lease("plan", "agent-a", Duration::from_millis(50))?;
+    /// a.with_lease(Some(lease.token))
+    ///     .write("plan", "1. profile the parser", WriteOptions::default())?;
+    ///
+    /// // While it lasts, nobody else gets it.
+    /// let held = pad.acquire_lease("plan", "agent-b", Duration::from_secs(60));
+    /// assert!(matches!(held, Err(Error::Conflict(ConflictKind::Leased(_)))));
+    ///
+    /// // Once it lapsed, B takes over and writes; A's late write with its old token is refused.
+    /// std::thread::sleep(Duration::from_millis(60));
+    /// let b = pad.with_author("agent-b")?;
+    /// let next = b.acquire_lease("plan", "agent-b", Duration::from_secs(60))?;
+    /// b.with_lease(Some(next.token))
+    ///     .write("plan", "1. cache tokens", WriteOptions::default())?;
+    /// let late = a
+    ///     .with_lease(Some(lease.token))
+    ///     .write("plan", "1. rewrite the lexer", WriteOptions::default());
+    /// assert!(matches!(late, Err(Error::Conflict(ConflictKind::Fenced { .. }))));
+    /// assert_eq!(pad.history("plan")?.versions.len(), 2);
+    /// # Ok(()) }
+    /// ```
     pub fn acquire_lease(&self, name: &str, holder: &str, ttl: Duration) -> Result<Lease> {
         validate_name("name", name)?;
         validate_author(holder)?;
