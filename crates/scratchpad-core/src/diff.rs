@@ -210,6 +210,9 @@ impl DiffReply {
             )
         };
         match (self.hunks, self.truncated) {
+            (0, false) if self.from == DiffCursor::START && self.normalized_json => {
+                "the same JSON: only key order or formatting differ".to_owned()
+            }
             (0, false) if self.from == DiffCursor::START => {
                 "no line differs (the content differs only in bytes a line diff does not show)"
                     .to_owned()

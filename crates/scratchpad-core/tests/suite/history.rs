@@ -419,6 +419,23 @@ fn diffs_compare_versions_and_entries(backend: Backend) {
         "{}",
         reply.text
     );
+    put(
+        &pad,
+        "resp_3",
+        br#"{"items":[{"id":1,"n":2}],"status":"ok","took":12}"#,
+    );
+    let reordered = pad
+        .diff(
+            &Target::current("resp_1"),
+            &Target::current("resp_3"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert!(!reordered.identical && reordered.text.is_empty());
+    assert_eq!(
+        reordered.summary(),
+        "the same JSON: only key order or formatting differ"
+    );
 }
 
 fn authors_are_recorded_and_listed(backend: Backend) {

@@ -348,7 +348,8 @@ fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolR
     match args.mode {
         Some(ReadModeName::History) => {
             check_unused(&args, ReadModeName::History)?;
-            return Ok(render::history_result(&pad.history(&args.name)?));
+            let budget = budget.unwrap_or(pad.config().read_budget_chars);
+            return Ok(render::history_result(&pad.history(&args.name)?, budget));
         }
         Some(ReadModeName::Diff) => return diff(pad, &args, budget, stop),
         _ => {}

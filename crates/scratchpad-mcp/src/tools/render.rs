@@ -225,7 +225,8 @@ pub fn read_result(reply: &ReadReply) -> CallToolResult {
     structured(reply.render(&Mcp), &output)
 }
 
-pub fn history_result(history: &History) -> CallToolResult {
+/// An entry's versions, newest first, as many as `budget_chars` holds.
+pub fn history_result(history: &History, budget_chars: usize) -> CallToolResult {
     let entry = &history.entry;
     let kept = history.versions.len() - 1;
     let mut text = format!(
@@ -239,8 +240,8 @@ pub fn history_result(history: &History) -> CallToolResult {
             " (outputs of tools keep none)"
         }
     );
-    for v in &history.versions {
-        text.push_str(&format!(
+    for (listed, v) in history.versions.iter().enumerate() {
+        let line = format!(
             "v{}{} {} by {}, {}, {}: {}\n",
             v.version,
             if v.version == entry.version {
@@ -255,7 +256,19 @@ pub fn history_result(history: &History) -> CallToolResult {
             v.change
                 .as_ref()
                 .map_or_else(|| "-".to_owned(), ToString::to_string)
-        ));
+        );
+        if listed > 0 && text.len() + line.len() > budget_chars {
+            text.push_str(&format!(
+                "… {} older not listed: read one with version=N.\n",
+                counted(
+                    (history.versions.len() - listed) as u64,
+                    "version",
+                    "versions"
+                )
+            ));
+            break;
+        }
+        text.push_str(&line);
     }
     if kept > 0 {
         text.push_str(

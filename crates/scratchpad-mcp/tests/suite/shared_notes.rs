@@ -291,3 +291,34 @@ fn continuations_of_version_reads_and_diffs_validate_against_the_schema() {
         assert!(errors.is_empty(), "{value}: {errors:?}");
     }
 }
+
+#[tokio::test]
+async fn a_long_history_is_listed_within_the_budget() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    for i in 1..=60 {
+        pad.write(
+            "plan",
+            &format!("step {i}\n"),
+            scratchpad_core::WriteOptions::default(),
+        )
+        .unwrap();
+    }
+    let agent = Agent::connect(&pad, "reader").await;
+    let (listed, structured) = agent
+        .ok(
+            "scratchpad_read",
+            json!({"name": "plan", "mode": "history", "max_chars": 600}),
+        )
+        .await;
+    assert!(listed.len() < 900, "{} chars: {listed}", listed.len());
+    assert!(
+        listed.starts_with("`plan` is at version 60; 59 older versions kept."),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("v60 (current)") && listed.contains("older not listed"),
+        "{listed}"
+    );
+    assert_eq!(structured["versions"].as_array().unwrap().len(), 60);
+}
