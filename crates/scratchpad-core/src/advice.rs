@@ -4,6 +4,7 @@
 
 use std::fmt;
 
+use crate::diff::DiffCall;
 use crate::read::ReadMode;
 
 /// A call a message suggests.
@@ -11,8 +12,20 @@ use crate::read::ReadMode;
 pub enum Call {
     /// Read part of an entry: continuations, hints and suggestions.
     Read { name: String, mode: ReadMode },
+    /// Read part of an older version of an entry.
+    ReadVersion {
+        name: String,
+        version: u64,
+        mode: ReadMode,
+    },
     /// List the session's entries.
     List,
+    /// List an entry's versions.
+    History { name: String },
+    /// Show who holds the lease on a name, and until when.
+    Lease { name: String },
+    /// Compare two entries or versions (a cut diff's continuation).
+    Diff(DiffCall),
 }
 
 impl Call {
@@ -44,6 +57,8 @@ pub enum ArgName {
     MaxMatches,
     /// The line a grep starts searching at.
     FromLine,
+    /// The fencing token a change carries.
+    Lease,
 }
 
 /// What an argument is given, if anything.
@@ -172,7 +187,18 @@ impl Speak for Library {
     fn call(&self, call: &Call) -> String {
         match call {
             Call::Read { name, mode } => format!("`pad.read({name:?}, ReadMode::{mode:?})`"),
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => format!("`pad.read_version({name:?}, {version}, ReadMode::{mode:?})`"),
             Call::List => "`pad.list(..)`".to_owned(),
+            Call::History { name } => format!("`pad.history({name:?})`"),
+            Call::Lease { name } => format!("`pad.lease({name:?})`"),
+            Call::Diff(diff) => format!(
+                "`pad.diff(&{:?}, &{:?}, {:?})`",
+                diff.a, diff.b, diff.cursor
+            ),
         }
     }
 
@@ -183,6 +209,7 @@ impl Speak for Library {
             ArgName::IfVersion => "if_version",
             ArgName::MaxMatches => "max_matches",
             ArgName::FromLine => "from",
+            ArgName::Lease => "lease",
         };
         match arg.value {
             ArgValue::On => format!("`{name}: true`"),

@@ -15,6 +15,10 @@ pub const DEFAULT_THRESHOLD_BYTES: usize = 4_096;
 /// Default bound on what the placeholders of one call expand to (bytes): room for any file a tool
 /// takes, while 64 placeholders of a 16 MB entry can no longer build a gigabyte argument.
 pub const DEFAULT_RESOLVE_MAX_BYTES: u64 = 64 * 1024 * 1024;
+/// Replaced versions a note keeps when none are configured.
+pub const DEFAULT_HISTORY_VERSIONS: u32 = 100;
+/// How long a replaced version is kept when nothing is configured (ms): 30 days.
+pub const DEFAULT_HISTORY_MAX_AGE_MS: i64 = 30 * 86_400_000;
 /// Default store quota (bytes of unique content) before the least recently read entries are evicted.
 pub const DEFAULT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 
@@ -40,6 +44,10 @@ pub struct Config {
     pub full_max_chars: usize,
     /// Bytes all `{{scratchpad:…}}` placeholders of one call may expand to together.
     pub resolve_max_bytes: u64,
+    /// Replaced versions each note keeps (outputs of tools keep none unless asked); 0 keeps none.
+    pub history_versions: u32,
+    /// How long a replaced version is kept, e.g. "30d", or "never" to keep it regardless of age.
+    pub history_max_age: Ttl,
     pub preview: PreviewConfig,
     /// Per-tool overrides (used by the proxy), keyed by tool name.
     pub tools: BTreeMap<String, ToolConfig>,
@@ -64,6 +72,8 @@ impl Default for Config {
             read_budget_chars: 8_000,
             full_max_chars: 200_000,
             resolve_max_bytes: DEFAULT_RESOLVE_MAX_BYTES,
+            history_versions: DEFAULT_HISTORY_VERSIONS,
+            history_max_age: Ttl::After(DEFAULT_HISTORY_MAX_AGE_MS),
             preview: PreviewConfig::default(),
             tools: BTreeMap::new(),
         }
@@ -96,6 +106,7 @@ impl Config {
         for (key, ttl) in [
             ("offload_ttl", self.offload_ttl),
             ("note_ttl", self.note_ttl),
+            ("history_max_age", self.history_max_age),
         ] {
             if ttl == Ttl::Default {
                 return Err(Error::Config(format!(
@@ -109,6 +120,17 @@ impl Config {
             ));
         }
         Ok(())
+    }
+
+    /// How many replaced versions a note keeps, and for how long.
+    pub fn history_policy(&self) -> crate::history::HistoryPolicy {
+        crate::history::HistoryPolicy {
+            versions: self.history_versions,
+            max_age_ms: match self.history_max_age {
+                Ttl::After(ms) => Some(ms),
+                Ttl::Never | Ttl::Default => None,
+            },
+        }
     }
 
     /// The offload threshold for a tool, honouring per-tool overrides: the one place that decides
@@ -245,5 +267,13 @@ mod tests {
         let c: Config = toml::from_str("offload_ttl = \"2h\"\nnote_ttl = \"never\"").unwrap();
         assert_eq!(c.offload_ttl, Ttl::After(7_200_000));
         assert!(toml::from_str::<Config>("offload_ttl = \"soon\"").is_err());
+        let c: Config =
+            toml::from_str("history_versions = 5\nhistory_max_age = \"never\"").unwrap();
+        assert_eq!(c.history_policy().versions, 5);
+        assert_eq!(c.history_policy().max_age_ms, None);
+        assert_eq!(
+            Config::default().history_policy().max_age_ms,
+            Some(30 * 86_400_000)
+        );
     }
 }

@@ -5,6 +5,8 @@
 use std::fmt;
 
 use crate::advice::{Advice, Arg, ArgName, Call, Library, Speak};
+use crate::figures::{span, utc_time};
+use crate::lease::Lease;
 
 /// Result of every fallible engine call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
@@ -70,6 +72,12 @@ pub enum ConflictKind {
     },
     /// The entry exists and the write asked to create a new one only.
     Exists { name: String, version: u64 },
+    /// Someone else holds the lease that was asked for.
+    Leased(Lease),
+    /// The change carried lease `token`, and a newer token was issued for that name since.
+    Fenced { token: u64, lease: Lease },
+    /// The change carried a lease token for a name nobody ever leased.
+    NoLease { name: String, token: u64 },
 }
 
 impl Error {
@@ -126,6 +134,43 @@ impl Error {
             ))
             .arg(Arg::number(ArgName::IfVersion, *version))
             .and(" to overwrite it or choose another name"),
+            Self::Conflict(ConflictKind::Leased(lease)) => Advice::text(format!(
+                "`{}` is leased to `{}` until {} ({} from now by the store's clock); wait until it \
+                 expires or is released, then acquire it. ",
+                lease.name,
+                lease.holder.as_deref().unwrap_or("nobody"),
+                utc_time(lease.expires_at),
+                span(lease.remaining_ms()),
+            ))
+            .call(Call::Lease {
+                name: lease.name.clone(),
+            })
+            .and(" shows it"),
+            Self::Conflict(ConflictKind::Fenced { token, lease }) => {
+                let holder = match (&lease.holder, lease.is_held()) {
+                    (Some(holder), true) => format!(
+                        "held by `{holder}` until {}",
+                        utc_time(lease.expires_at)
+                    ),
+                    (Some(holder), false) => format!("last held by `{holder}`, expired"),
+                    (None, _) => "since released".to_owned(),
+                };
+                Advice::text(format!(
+                    "refused: lease token {token} on `{}` is stale, token {} was issued since ({holder}); \
+                     your lease lapsed and someone else may have written. See what changed with ",
+                    lease.name, lease.token
+                ))
+                .call(Call::History {
+                    name: lease.name.clone(),
+                })
+                .and(", then acquire the lease again before writing")
+            }
+            Self::Conflict(ConflictKind::NoLease { name, token }) => Advice::text(format!(
+                "refused: the change carries lease token {token}, but nobody ever acquired a lease on \
+                 `{name}` in this session; acquire one first, or write without a lease token. "
+            ))
+            .call(Call::Lease { name: name.clone() })
+            .and(" shows the lease"),
             Self::InvalidArgument(advice)
             | Self::TooLarge(advice)
             | Self::WrongKind(advice)

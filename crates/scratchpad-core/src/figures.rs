@@ -7,9 +7,75 @@ pub fn counted(n: u64, one: &str, many: &str) -> String {
     format!("{} {}", thousands(n), if n == 1 { one } else { many })
 }
 
+/// A moment as `2026-11-25 10:00:05 UTC` (unix milliseconds in, whole seconds out).
+pub fn utc_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let (days, in_day) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let (year, month, day) = civil_from_days(days);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
+        in_day / 3_600,
+        in_day % 3_600 / 60,
+        in_day % 60
+    )
+}
+
+/// A length of time as its two largest units: `45s`, `3m 20s`, `2h 5m`, `3d 4h` (milliseconds in).
+pub fn span(ms: i64) -> String {
+    let secs = ms.max(0).saturating_add(999) / 1000;
+    let (d, h, m, s) = (
+        secs / 86_400,
+        secs % 86_400 / 3_600,
+        secs % 3_600 / 60,
+        secs % 60,
+    );
+    match (d, h, m) {
+        (0, 0, 0) => format!("{s}s"),
+        (0, 0, _) if s == 0 => format!("{m}m"),
+        (0, 0, _) => format!("{m}m {s}s"),
+        (0, _, _) if m == 0 => format!("{h}h"),
+        (0, _, _) => format!("{h}h {m}m"),
+        _ if h == 0 => format!("{d}d"),
+        _ => format!("{d}d {h}h"),
+    }
+}
+
+/// The proleptic Gregorian date of a day counted from 1970-01-01 (Howard Hinnant's algorithm).
+fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::counted;
+    use super::{counted, span, utc_time};
+
+    #[test]
+    fn times_are_written_in_utc() {
+        assert_eq!(utc_time(0), "1970-01-01 00:00:00 UTC");
+        assert_eq!(utc_time(1_795_570_566_000), "2026-11-25 01:36:06 UTC");
+        assert_eq!(utc_time(951_782_400_000), "2000-02-29 00:00:00 UTC");
+        assert_eq!(utc_time(-1_000), "1969-12-31 23:59:59 UTC");
+    }
+
+    #[test]
+    fn spans_keep_two_units() {
+        assert_eq!(span(0), "0s");
+        assert_eq!(span(44_001), "45s");
+        assert_eq!(span(200_000), "3m 20s");
+        assert_eq!(span(120_000), "2m");
+        assert_eq!(span(7_500_000), "2h 5m");
+        assert_eq!(span(3 * 86_400_000 + 4 * 3_600_000 + 1), "3d 4h");
+        assert_eq!(span(-5), "0s");
+    }
 
     #[test]
     fn nouns_agree_with_their_numbers() {

@@ -32,9 +32,12 @@
 
 pub mod advice;
 pub mod config;
+pub mod diff;
 pub mod error;
 pub mod figures;
+pub mod history;
 mod ingest;
+pub mod lease;
 pub mod model;
 mod offload;
 pub mod preview;
@@ -45,7 +48,10 @@ pub mod store;
 
 pub use advice::{Advice, Arg, ArgName, ArgValue, Call, Speak};
 pub use config::{Config, Ttl};
+pub use diff::{DiffCursor, DiffReply, Target};
 pub use error::{ConflictKind, Error, Result};
+pub use history::{Change, History, VersionInfo};
+pub use lease::{Lease, LeaseState};
 pub use model::{EntryInfo, Kind, Source};
 pub use offload::{
     Binary, Content, Hint, Observation, Offload, OffloadedObservation, PART_INLINE_BYTES, Part,
@@ -53,7 +59,7 @@ pub use offload::{
 };
 pub use read::{GrepLine, ReadMode, ReadReply};
 pub use scratchpad::{
-    DEFAULT_SESSION, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad, SessionStats, Stats,
-    WriteOptions,
+    DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
+    SessionStats, Stats, WriteOptions,
 };
 pub use store::{GcReport, ListFilter, Page, SearchHit, WriteCondition};

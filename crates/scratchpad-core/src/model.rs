@@ -40,6 +40,31 @@ pub fn validate_name(what: &'static str, value: &str) -> Result<()> {
     })
 }
 
+/// Longest author name, in characters.
+pub const MAX_AUTHOR_CHARS: usize = 128;
+
+/// Checks an author's name: 1 to 128 characters, none of them a control character. An author is
+/// a free label (an agent's name, a client's, a person's), never used as a path or a key.
+pub fn validate_author(value: &str) -> Result<()> {
+    let trimmed = value.trim();
+    if trimmed.is_empty()
+        || trimmed.chars().count() > MAX_AUTHOR_CHARS
+        || trimmed.chars().any(char::is_control)
+    {
+        let shown: String = value
+            .chars()
+            .take(40)
+            .flat_map(char::escape_debug)
+            .collect();
+        return Err(Error::InvalidName {
+            what: "author",
+            value: shown,
+            rule: "an author is 1 to 128 characters without control characters".to_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// Turns a tool name into a valid name stem for automatic names (`read_file` → `read_file_7`).
 pub fn name_stem(tool: &str) -> String {
     let mut stem: String = tool
@@ -153,6 +178,9 @@ pub struct EntryInfo {
     /// ones, a test run's or build's result line.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub profile: Option<crate::preview::TextProfile>,
+    /// Who wrote the current version, when known.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub author: Option<String>,
 }
 
 impl EntryInfo {

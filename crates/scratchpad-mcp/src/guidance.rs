@@ -13,7 +13,9 @@ Update them with scratchpad_edit or scratchpad_write mode=append rather than rew
 everything: read slices with scratchpad_read (grep with a regex and context for errors or ids, lines \
 for a numbered range, tail for the end, json with a jq query for fields).
 - A cut reply ends with the exact call that continues it. An error says what to do next.
-- Pin or rename an output you will need after this turn; automatic outputs expire after a day.";
+- Pin or rename an output you will need after this turn; automatic outputs expire after a day.
+- Sharing notes with other agents: claim a note with scratchpad_lease before changing it and pass \
+its token as `lease`; scratchpad_read mode=history shows who changed what, mode=diff what changed.";
 
 /// The prompt that carries [`INSTRUCTIONS`].
 pub const PROMPT_NAME: &str = "scratchpad_guide";

@@ -109,7 +109,7 @@ impl ServerHandler for ScratchpadServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        let pad = self.pad_for(&context)?;
+        let pad = with_client_author(self.pad_for(&context)?, &context);
         let args = request.arguments.unwrap_or_default();
         match tools::call(&pad, &request.name, args, context.ct.clone()).await {
             Some(result) => Ok(result.into()),
@@ -208,6 +208,31 @@ impl ServerHandler for ScratchpadServer {
         )])
         .with_description(guidance::PROMPT_DESCRIPTION)
         .into())
+    }
+}
+
+/// `pad` recording who a request's changes come from: the server's own `--author` when it was
+/// given one; else, over HTTP with tokens, the identity of the client's token (`client-…`, which a
+/// client cannot choose); else the name the client gave itself (`clientInfo`, at `initialize` or
+/// with each request).
+pub fn with_client_author(pad: Scratchpad, context: &RequestContext<RoleServer>) -> Scratchpad {
+    if pad.author().is_some() {
+        return pad;
+    }
+    let identity = context
+        .extensions
+        .get::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<ClientSession>())
+        .map(|session| session.0.clone());
+    let name = context
+        .peer
+        .peer_info()
+        .map(|info| info.client_info.name.clone())
+        .or_else(|| context.meta.client_info().map(|info| info.name));
+    match identity.or(name) {
+        // A name that is no valid author (empty, control characters) records none.
+        Some(author) => pad.with_author(&author).unwrap_or(pad),
+        None => pad,
     }
 }
 

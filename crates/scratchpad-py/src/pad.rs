@@ -296,6 +296,7 @@ impl Scratchpad {
             pinned,
             condition: if_version.map(core::WriteCondition::IfVersion),
             progress: None,
+            ..core::PutOptions::default()
         };
         let info = py
             .detach(|| match source {
@@ -556,6 +557,7 @@ impl Scratchpad {
             tool,
             pinned,
             turn,
+            ..core::ListFilter::default()
         };
         let page = py
             .detach(|| self.pad.list(&filter, cursor.as_deref(), limit))

@@ -21,7 +21,39 @@ impl Speak for Python {
                 );
                 format!("`pad.read({})`", args.join(", "))
             }
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => {
+                let mut args = vec![
+                    python_literal(&crate::modes::Kw::Str(name.clone())),
+                    format!("version={version}"),
+                ];
+                args.extend(
+                    mode_kwargs(mode)
+                        .iter()
+                        .map(|(key, value)| format!("{key}={}", python_literal(value))),
+                );
+                format!("`pad.read({})`", args.join(", "))
+            }
             Call::List => "`pad.list()`".to_owned(),
+            Call::History { name } => format!("`pad.history({name:?})`"),
+            Call::Lease { name } => format!("`pad.lease({name:?})`"),
+            Call::Diff(diff) => {
+                let side = |target: &scratchpad_core::diff::Target| match target.version {
+                    Some(version) => format!("({:?}, {version})", target.name),
+                    None => format!("{:?}", target.name),
+                };
+                let mut args = vec![side(&diff.a), side(&diff.b)];
+                if let Some(cursor) = &diff.cursor {
+                    args.push(format!("cursor={:?}", cursor.to_string()));
+                }
+                if diff.plain {
+                    args.push("plain=True".to_owned());
+                }
+                format!("`pad.diff({})`", args.join(", "))
+            }
         }
     }
 
@@ -32,6 +64,7 @@ impl Speak for Python {
             ArgName::IfVersion => "if_version",
             ArgName::MaxMatches => "max_matches",
             ArgName::FromLine => "from_line",
+            ArgName::Lease => "lease",
         };
         match arg.value {
             ArgValue::On => format!("`{name}=True`"),

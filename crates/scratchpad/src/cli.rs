@@ -61,6 +61,30 @@ pub struct GlobalArgs {
     /// Print machine-readable JSON instead of text
     #[arg(long, global = true, help_heading = "Global options")]
     pub json: bool,
+    /// Who you are: recorded as the author of every change you make (`history`, `ls --long`) and
+    /// the default lease holder; the commands that write also take it after their name
+    #[arg(
+        long,
+        env = "SCRATCHPAD_AUTHOR",
+        value_name = "NAME",
+        hide_env_values = true,
+        help_heading = "Global options"
+    )]
+    pub author: Option<String>,
+}
+
+/// Who makes a change. Taken by the commands that write rather than globally, because `ls
+/// --author` is a filter.
+#[derive(Debug, Args)]
+pub struct Who {
+    /// Who you are: recorded as the author of this change (`history`, `ls --long`)
+    #[arg(
+        long,
+        env = "SCRATCHPAD_AUTHOR",
+        value_name = "NAME",
+        hide_env_values = true
+    )]
+    pub author: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -76,6 +100,10 @@ pub enum Command {
     Edit(EditArgs),
     Mv(MvArgs),
     Rm(RmArgs),
+    History(HistoryArgs),
+    Restore(RestoreArgs),
+    Diff(DiffArgs),
+    Lease(LeaseArgs),
     /// Pin an entry: it never expires and is never evicted
     #[command(
         long_about = "Pin an entry: it never expires and is never evicted to meet the quota.\n\n\
@@ -112,6 +140,40 @@ pub enum Command {
     )]
     Stats,
     Mcp(McpArgs),
+}
+
+impl Command {
+    /// Who the command's changes are recorded as, when it writes and was told.
+    pub fn author(&self) -> Option<&str> {
+        let who = match self {
+            Self::Put(args) => &args.who,
+            Self::Run(args) => &args.who,
+            Self::Write(args) => &args.who,
+            Self::Append(args) => &args.who,
+            Self::Edit(args) => &args.who,
+            Self::Mv(args) => &args.who,
+            Self::Rm(args) => &args.who,
+            Self::Pin(args) | Self::Unpin(args) => &args.who,
+            Self::Ttl(args) => &args.who,
+            Self::ExpireTurn(args) => &args.who,
+            Self::Restore(args) => &args.who,
+            Self::Lease(LeaseArgs {
+                command: LeaseCommand::Acquire(args),
+            }) => &args.who,
+            Self::Read(_)
+            | Self::Show(_)
+            | Self::Ls(_)
+            | Self::Search(_)
+            | Self::History(_)
+            | Self::Diff(_)
+            | Self::Lease(_)
+            | Self::Resolve(_)
+            | Self::Gc
+            | Self::Stats
+            | Self::Mcp(_) => return None,
+        };
+        who.author.as_deref()
+    }
 }
 
 /// Serve the scratchpad to MCP clients
@@ -449,6 +511,14 @@ pub struct PutArgs {
     /// Free metadata to keep with the entry, as a JSON object
     #[arg(long, value_name = "JSON")]
     pub meta: Option<String>,
+    /// Keep the versions later writes replace, as notes do (outputs of tools keep none by default)
+    #[arg(long)]
+    pub keep_history: bool,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Lifetime flags shared by the commands that create entries.
@@ -492,6 +562,8 @@ pub struct RunArgs {
         value_name = "CMD"
     )]
     pub command: Vec<String>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.
@@ -504,7 +576,8 @@ pub struct RunArgs {
     Examples:\n  \
     scratchpad read cargo_test_1 --grep 'FAILED|error' -C 3\n  \
     scratchpad read cargo_test_1 --lines 200-260\n  \
-    scratchpad read big_log --raw > big_log.txt",
+    scratchpad read big_log --raw > big_log.txt\n  \
+    scratchpad read plan --version 3",
     group = clap::ArgGroup::new("mode").multiple(false)
 )]
 pub struct ReadArgs {
@@ -573,6 +646,9 @@ pub struct ReadArgs {
     /// is streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
     #[arg(long)]
     pub raw: bool,
+    /// Read this older version (`history REF` lists them), with any mode
+    #[arg(long, value_name = "N")]
+    pub version: Option<u64>,
 }
 
 /// Show an entry's metadata, preview and how to read it.
@@ -595,7 +671,8 @@ pub struct ShowArgs {
     long_about = "List the session's entries, newest first, a page at a time.\n\n\
     Examples:\n  \
     scratchpad ls --kind json\n  \
-    scratchpad ls --tool cargo_test --limit 10"
+    scratchpad ls --tool cargo_test --limit 10\n  \
+    scratchpad ls --long --author agent-b"
 )]
 pub struct LsArgs {
     /// Only entries of this kind: text, json or binary
@@ -613,6 +690,12 @@ pub struct LsArgs {
     /// Only entries tagged with this turn
     #[arg(long, value_name = "TAG")]
     pub turn: Option<String>,
+    /// Only entries whose current version this author wrote
+    #[arg(long, value_name = "NAME")]
+    pub author: Option<String>,
+    /// Also show who wrote each entry and when (UTC)
+    #[arg(long, short)]
+    pub long: bool,
     /// Entries per page
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub limit: usize,
@@ -658,6 +741,11 @@ pub struct WriteArgs {
     pub if_version: Option<u64>,
     #[command(flatten)]
     pub keep: KeepArgs,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Append text to a note (creating it when absent).
@@ -678,6 +766,11 @@ pub struct AppendArgs {
     /// Only append if the note is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Replace text in a note.
@@ -703,6 +796,11 @@ pub struct EditArgs {
     /// Only edit if the note is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Rename an entry.
@@ -720,6 +818,11 @@ pub struct MvArgs {
     /// Only rename if the entry is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Remove entries.
@@ -737,6 +840,11 @@ pub struct RmArgs {
     /// Only remove if the entry is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// An entry to pin or unpin.
@@ -744,6 +852,8 @@ pub struct RmArgs {
 pub struct PinArgs {
     /// Name or id
     pub name: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Set how long an entry lives, from now.
@@ -758,6 +868,8 @@ pub struct TtlArgs {
     /// 30m, 24h, 7d, a number of seconds, or `never`
     #[arg(value_name = "DURATION")]
     pub duration: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Remove every entry tagged with a turn.
@@ -770,6 +882,8 @@ pub struct TtlArgs {
 pub struct ExpireTurnArgs {
     /// The turn tag
     pub tag: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Replace {{scratchpad:NAME}} placeholders with stored content.
@@ -784,4 +898,199 @@ pub struct ExpireTurnArgs {
 pub struct ResolveArgs {
     /// Text with placeholders [default: stdin]
     pub text: Option<String>,
+}
+
+/// List an entry's versions: number, time, size, author and what each change did.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "List an entry's versions, newest first: the current one and the older ones it \
+    keeps, each with its number, when and by whom it was written, its size, and a one-line summary \
+    of the change that made it (`+3 −1 lines`, `appended 42 bytes`, `restored version 2`).\n\n\
+    Every change to a note keeps the version it replaces: by default the last 100, for 30 days \
+    (`history_versions`, `history_max_age` in the configuration). Outputs of tools keep none \
+    unless stored with `put --keep-history`. Read an old version with `read REF --version N`, \
+    compare with `diff REF --from N`, make it current again with `restore REF --version N`.\n\n\
+    Examples:\n  \
+    scratchpad history plan\n  \
+    scratchpad read plan --version 2\n  \
+    scratchpad diff plan --from 2"
+)]
+pub struct HistoryArgs {
+    /// Entry name or id
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// Versions to list at most, newest first
+    #[arg(long, value_name = "N", default_value_t = 50)]
+    pub limit: usize,
+}
+
+/// Make an older version of an entry current again, as a new version.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Make an older version of an entry current again. The restore is itself a new \
+    version, so nothing is lost: the version it replaces is kept too, and `history` says \
+    `restored version N`.\n\n\
+    Examples:\n  \
+    scratchpad restore plan --version 2\n  \
+    scratchpad restore plan --version 2 --if-version 5"
+)]
+pub struct RestoreArgs {
+    /// Entry name or id
+    #[arg(value_name = "REF")]
+    pub reference: String,
+    /// The version to bring back (`history REF` lists them)
+    #[arg(long, value_name = "N")]
+    pub version: u64,
+    /// Only restore if the entry is still at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
+    #[command(flatten)]
+    pub who: Who,
+}
+
+/// Compare two entries, or two versions of one, as a unified diff.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Compare two entries, or two versions of one entry, as a unified line diff \
+    (`-` lines only in A, `+` lines only in B), cut at the reply budget with the exact command \
+    that continues it.\n\n\
+    `diff A B` compares the current versions of two entries; `diff REF --from N` compares version \
+    N of one entry with its current version, and `--to M` with version M instead. With two \
+    entries, --from and --to pick a version of each. Two JSON entries are compared with their keys \
+    sorted and one value per line (--text compares the stored lines). Large entries are streamed: \
+    two 100 MB test runs are compared in tens of megabytes of memory.\n\n\
+    Examples:\n  \
+    scratchpad diff test_run_1 test_run_2\n  \
+    scratchpad diff plan --from 3\n  \
+    scratchpad diff plan --from 3 --to 5 -U 1"
+)]
+pub struct DiffArgs {
+    /// The entry to compare from (name or id)
+    #[arg(value_name = "A")]
+    pub a: String,
+    /// The entry to compare with [default: A itself, at its current version]
+    #[arg(value_name = "B")]
+    pub b: Option<String>,
+    /// The version of A to compare from [default: its current version]
+    #[arg(long, value_name = "N")]
+    pub from: Option<u64>,
+    /// The version of B (or of A, when B is not given) to compare with [default: current]
+    #[arg(long, value_name = "M")]
+    pub to: Option<u64>,
+    /// Lines of context around each change
+    #[arg(short = 'U', long, value_name = "N", default_value_t = 3)]
+    pub context: usize,
+    /// Characters this reply may hold, instead of the configured budget
+    #[arg(long, value_name = "CHARS")]
+    pub budget: Option<usize>,
+    /// Where to go on from, as a cut diff prints it (`A_LINE:B_LINE`)
+    #[arg(long, value_name = "A:B")]
+    pub cursor: Option<String>,
+    /// Compare the stored lines even when both entries are JSON
+    #[arg(long)]
+    pub text: bool,
+}
+
+/// Claim a name for a while, with a fencing token that writes carry.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Leases let several agents share a scratchpad without overwriting each other: \
+    one holder at a time claims a name for a while, and every claim gets a fencing token, a number \
+    that only grows per name. A write that carries a token (--lease TOKEN) is refused once a newer \
+    token was issued for that name, so an agent that paused until its lease expired cannot \
+    overwrite its successor's work. Expiry is judged by the store's clock (the PostgreSQL server's \
+    on a shared store), so agents on hosts whose clocks disagree still agree. Writes without \
+    --lease are not checked.\n\n\
+    Examples:\n  \
+    token=$(scratchpad lease acquire plan --holder agent-a --ttl 60s)\n  \
+    scratchpad write plan '1. profile the parser' --lease \"$token\"\n  \
+    scratchpad lease renew plan --token \"$token\" --ttl 60s\n  \
+    scratchpad lease show plan\n  \
+    scratchpad lease release plan --token \"$token\""
+)]
+pub struct LeaseArgs {
+    #[command(subcommand)]
+    pub command: LeaseCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum LeaseCommand {
+    Acquire(LeaseAcquireArgs),
+    Renew(LeaseRenewArgs),
+    Release(LeaseReleaseArgs),
+    Show(LeaseShowArgs),
+}
+
+/// Claim a name: prints the fencing token (stdout) and who holds it until when (stderr).
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Claim NAME for --ttl and print the new fencing token alone on stdout (who \
+    holds the lease until when goes to stderr), so a shell keeps it with `token=$(…)`. If someone \
+    holds NAME and the lease has not expired by the store's clock, this fails and says who holds \
+    it and until when.\n\n\
+    Examples:\n  \
+    token=$(scratchpad lease acquire plan --holder agent-a --ttl 60s)\n  \
+    SCRATCHPAD_AUTHOR=agent-b scratchpad lease acquire plan --ttl 5m"
+)]
+pub struct LeaseAcquireArgs {
+    /// The name to claim (usually the note the lease guards)
+    pub name: String,
+    /// Who claims it [default: --author / SCRATCHPAD_AUTHOR]
+    #[arg(long, value_name = "H")]
+    pub holder: Option<String>,
+    /// How long the claim lasts unless renewed: 90s, 10m, 1h
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub ttl: String,
+    #[command(flatten)]
+    pub who: Who,
+}
+
+/// Extend a claim you hold, by its token.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Extend the claim that TOKEN made on NAME to --ttl from now, and print the \
+    token again. Refused once a newer token was issued for NAME (someone claimed it after yours \
+    lapsed); a lapsed lease that nobody claimed since is renewed.\n\n\
+    Example:\n  \
+    scratchpad lease renew plan --token 7 --ttl 60s"
+)]
+pub struct LeaseRenewArgs {
+    pub name: String,
+    /// The token `lease acquire` printed
+    #[arg(long, value_name = "TOKEN")]
+    pub token: u64,
+    /// How long from now the claim lasts
+    #[arg(long, value_name = "DURATION", default_value = "60s")]
+    pub ttl: String,
+}
+
+/// Give up a claim, so another holder may take the name at once.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Give up the claim that TOKEN made on NAME, so another holder may acquire it \
+    at once. Releasing twice is harmless; releasing a claim that was superseded fails and says by \
+    whom.\n\n\
+    Example:\n  \
+    scratchpad lease release plan --token 7"
+)]
+pub struct LeaseReleaseArgs {
+    pub name: String,
+    /// The token `lease acquire` printed
+    #[arg(long, value_name = "TOKEN")]
+    pub token: u64,
+}
+
+/// Show who holds a name, with which token, until when.
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Show the lease on NAME: held, expired or released, the holder, the latest \
+    token, and when it was acquired and expires, by the store's clock.\n\n\
+    Example:\n  \
+    scratchpad lease show plan"
+)]
+pub struct LeaseShowArgs {
+    pub name: String,
 }

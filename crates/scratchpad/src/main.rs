@@ -130,6 +130,11 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         .or_else(|| config.session.clone())
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
     let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?.with_session(&session)?;
+    // Without one, the MCP faces name each client as the author of what it writes.
+    let pad = match cli.command.author().or(cli.global.author.as_deref()) {
+        Some(author) => pad.with_author(author)?,
+        None => pad,
+    };
     // The MCP faces own stdout (the protocol) and spell calls as tools, so they skip the CLI context.
     if let Command::Mcp(args) = cli.command {
         let fixed_session = cli.global.session.is_some();
@@ -156,6 +161,10 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         Command::Edit(args) => commands::notes::edit(&mut ctx, &args)?,
         Command::Mv(args) => commands::notes::mv(&mut ctx, &args)?,
         Command::Rm(args) => commands::notes::rm(&mut ctx, &args)?,
+        Command::History(args) => commands::history::history(&mut ctx, &args)?,
+        Command::Restore(args) => commands::history::restore(&mut ctx, &args)?,
+        Command::Diff(args) => commands::history::diff(&mut ctx, &args)?,
+        Command::Lease(args) => commands::lease::lease(&mut ctx, args)?,
         Command::Pin(args) => commands::notes::pin(&mut ctx, &args, true)?,
         Command::Unpin(args) => commands::notes::pin(&mut ctx, &args, false)?,
         Command::Ttl(args) => commands::notes::ttl(&mut ctx, &args)?,

@@ -2,6 +2,7 @@
 //! with the global options that chose the store and session, so a printed continuation reads the
 //! same entry when run as it is.
 
+use scratchpad_core::diff::DiffCall;
 use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
 
 /// The shell spelling of calls and arguments.
@@ -47,7 +48,20 @@ impl Speak for Shell {
                     read_flags(mode)
                 )
             }
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => format!(
+                "{} read {} --version {version} {}",
+                self.command,
+                shell_word(name),
+                read_flags(mode)
+            ),
             Call::List => format!("{} ls", self.command),
+            Call::History { name } => format!("{} history {}", self.command, shell_word(name)),
+            Call::Lease { name } => format!("{} lease show {}", self.command, shell_word(name)),
+            Call::Diff(diff) => format!("{} diff {}", self.command, diff_args(diff)),
         }
     }
 
@@ -58,12 +72,35 @@ impl Speak for Shell {
             ArgName::IfVersion => "--if-version",
             ArgName::MaxMatches => "--max",
             ArgName::FromLine => "--from-line",
+            ArgName::Lease => "--lease",
         };
         match arg.value {
             ArgValue::On | ArgValue::Bare => flag.to_owned(),
             ArgValue::Number(n) => format!("{flag} {n}"),
         }
     }
+}
+
+/// The arguments of `diff` that compare what `diff` says, from where it says.
+fn diff_args(diff: &DiffCall) -> String {
+    let mut out = shell_word(&diff.a.name);
+    if diff.b.name != diff.a.name {
+        out.push(' ');
+        out.push_str(&shell_word(&diff.b.name));
+    }
+    if let Some(from) = diff.a.version {
+        out.push_str(&format!(" --from {from}"));
+    }
+    if let Some(to) = diff.b.version {
+        out.push_str(&format!(" --to {to}"));
+    }
+    if let Some(cursor) = diff.cursor {
+        out.push_str(&format!(" --cursor {cursor}"));
+    }
+    if diff.plain {
+        out.push_str(" --text");
+    }
+    out
 }
 
 /// The flags of `read` that perform `mode`.
@@ -242,6 +279,72 @@ mod tests {
         }
         let list = Cli::try_parse_from(split(&shell.call(&Call::List))).unwrap();
         assert!(matches!(list.command, Command::Ls(_)));
+    }
+
+    /// Continuations of version reads and diffs parse back to the same call.
+    #[test]
+    fn version_reads_and_diffs_parse_back() {
+        use scratchpad_core::{DiffCursor, Target};
+        let shell = Shell {
+            command: "scratchpad".to_owned(),
+        };
+        let call = Call::ReadVersion {
+            name: "plan".into(),
+            version: 3,
+            mode: ReadMode::Lines {
+                from: 5,
+                to: Some(9),
+            },
+        };
+        let cli = Cli::try_parse_from(split(&shell.call(&call))).unwrap();
+        let Command::Read(args) = cli.command else {
+            panic!("not a read");
+        };
+        assert_eq!(args.version, Some(3));
+        assert_eq!(
+            crate::commands::read::mode(&args).unwrap(),
+            ReadMode::Lines {
+                from: 5,
+                to: Some(9)
+            }
+        );
+        let cursor = DiffCursor {
+            a_line: 120,
+            b_line: 118,
+        };
+        for (a, b) in [
+            (Target::at("plan", 2), Target::at("plan", 5)),
+            (Target::at("run_1", 1), Target::at("run 2", 4)),
+        ] {
+            let call = Call::Diff(DiffCall {
+                a: a.clone(),
+                b: b.clone(),
+                cursor: Some(cursor),
+                plain: true,
+            });
+            let line = shell.call(&call);
+            let cli = Cli::try_parse_from(split(&line)).unwrap();
+            let Command::Diff(args) = cli.command else {
+                panic!("`{line}` is not a diff");
+            };
+            assert_eq!(args.a, a.name, "{line}");
+            assert_eq!(args.b.as_deref().unwrap_or(&args.a), b.name, "{line}");
+            assert_eq!((args.from, args.to), (a.version, b.version), "{line}");
+            assert_eq!(args.cursor.as_deref(), Some("120:118"), "{line}");
+            assert!(args.text, "{line}");
+        }
+        assert_eq!(
+            shell.call(&Call::Lease {
+                name: "plan".into()
+            }),
+            "scratchpad lease show plan"
+        );
+        assert_eq!(
+            shell.call(&Call::History {
+                name: "plan".into()
+            }),
+            "scratchpad history plan"
+        );
     }
 
     #[test]

@@ -21,6 +21,9 @@ pub struct ReadReply {
     pub truncated: bool,
     /// The next read when cut.
     pub continuation: Option<ReadMode>,
+    /// The version read, when an older one was asked for (continuations read the same one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
     /// Clamping and other remarks the reader should know.
     pub notes: Vec<String>,
     /// Lines replies: the number of the first line in `text` (each line of `text` is the next).
@@ -61,6 +64,7 @@ impl ReadReply {
             location,
             truncated: false,
             continuation: None,
+            version: None,
             notes: Vec::new(),
             first_line: None,
             last_line: None,
@@ -91,15 +95,24 @@ impl ReadReply {
 
     /// The continuation as a call on this entry.
     pub fn next_call(&self) -> Option<Call> {
-        self.continuation
-            .clone()
-            .map(|mode| Call::read(&self.name, mode))
+        let mode = self.continuation.clone()?;
+        Some(match self.version {
+            Some(version) => Call::ReadVersion {
+                name: self.name.clone(),
+                version,
+                mode,
+            },
+            None => Call::read(&self.name, mode),
+        })
     }
 
     /// Header, content and continuation as one text for a model or a terminal, with the
     /// continuation spelled by the face.
     pub fn render(&self, speak: &dyn Speak) -> String {
-        let mut out = format!("[{}: {}]\n", self.name, self.location);
+        let mut out = match self.version {
+            Some(version) => format!("[{} version {version}: {}]\n", self.name, self.location),
+            None => format!("[{}: {}]\n", self.name, self.location),
+        };
         for note in &self.notes {
             out.push_str(&format!("[note: {note}]\n"));
         }

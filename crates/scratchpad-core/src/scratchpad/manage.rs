@@ -49,14 +49,21 @@ impl Scratchpad {
     ) -> Result<EntryInfo> {
         validate_name("name", name)?;
         self.store
-            .update(&self.session, name, if_version, change, now_ms())?
+            .update(
+                &self.session,
+                name,
+                if_version,
+                &self.writer(),
+                change,
+                now_ms(),
+            )?
             .ok_or_else(|| self.not_found(name))
     }
 
     pub fn delete(&self, name: &str, if_version: Option<u64>) -> Result<EntryInfo> {
         validate_name("name", name)?;
         self.store
-            .delete(&self.session, name, if_version, now_ms())?
+            .delete(&self.session, name, if_version, &self.writer(), now_ms())?
             .ok_or_else(|| self.not_found(name))
     }
 

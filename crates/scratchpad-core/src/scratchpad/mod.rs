@@ -1,8 +1,11 @@
 //! The engine every face calls: a store, a configuration and the caller's session. Each file of
 //! this module answers one question: where the store is (`open`), how content gets in (`write`),
 //! how entries are changed and removed (`manage`), how they are found and read (`reading`), how the
-//! store stays within bounds (`upkeep`), and how a collision with another writer is retried (`retry`).
+//! store stays within bounds (`upkeep`), how a collision with another writer is retried (`retry`),
+//! what a note was and how it changed (`history`), and who may change a name for a while (`leases`).
 
+mod history;
+mod leases;
 mod manage;
 mod open;
 mod reading;
@@ -13,13 +16,14 @@ mod write;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
+pub use history::DiffOptions;
 pub use reading::{SessionStats, Stats};
 pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
 
 use crate::config::Config;
 use crate::error::Result;
-use crate::model::validate_name;
-use crate::store::Store;
+use crate::model::{validate_author, validate_name};
+use crate::store::{Store, Writer};
 
 /// The session used when none is given.
 pub const DEFAULT_SESSION: &str = "default";
@@ -30,6 +34,10 @@ pub struct Scratchpad {
     store: Arc<dyn Store>,
     config: Arc<Config>,
     session: String,
+    /// Who the changes made through this handle are recorded as.
+    author: Option<String>,
+    /// The lease token changes made through this handle carry.
+    lease: Option<u64>,
     writes: Arc<AtomicU64>,
     written_since_check: Arc<AtomicU64>,
 }
@@ -53,6 +61,8 @@ impl Scratchpad {
             store,
             config: Arc::new(config),
             session,
+            author: None,
+            lease: None,
             writes: Arc::new(AtomicU64::new(0)),
             written_since_check: Arc::new(AtomicU64::new(0)),
         };
@@ -81,6 +91,41 @@ impl Scratchpad {
 
     pub fn session(&self) -> &str {
         &self.session
+    }
+
+    /// The same scratchpad, recording `author` as the writer of every change made through it
+    /// (`history` and `list` show it). An author is a free label of 1 to 128 characters.
+    pub fn with_author(&self, author: &str) -> Result<Self> {
+        validate_author(author)?;
+        Ok(Self {
+            author: Some(author.trim().to_owned()),
+            ..self.clone()
+        })
+    }
+
+    /// Who changes made through this handle are recorded as.
+    pub fn author(&self) -> Option<&str> {
+        self.author.as_deref()
+    }
+
+    /// The same scratchpad, with every change made through it carrying lease `token` (or none):
+    /// the store refuses such a change when a newer token was issued for the name it changes, so a
+    /// holder whose lease lapsed cannot overwrite its successor's work. A token is issued by
+    /// [`acquire_lease`](Self::acquire_lease) on that name.
+    pub fn with_lease(&self, token: Option<u64>) -> Self {
+        Self {
+            lease: token,
+            ..self.clone()
+        }
+    }
+
+    /// Who is writing, with what lease, under which history policy.
+    pub(crate) fn writer(&self) -> Writer {
+        Writer {
+            author: self.author.clone(),
+            lease: self.lease,
+            history: self.config.history_policy(),
+        }
     }
 
     pub fn config(&self) -> &Config {

@@ -123,7 +123,7 @@ impl Scratchpad {
         self.read_entry_until(entry, mode, budget_chars, Stop::after(read::READ_TIMEOUT))
     }
 
-    fn read_entry_until(
+    pub(super) fn read_entry_until(
         &self,
         entry: &Entry,
         mode: &ReadMode,

@@ -1,6 +1,6 @@
 //! Running a step again after a collision with another writer, with a pause that grows.
 
-use crate::error::{Error, Result};
+use crate::error::{ConflictKind, Error, Result};
 
 /// Times a read starts again after a concurrent overwrite freed what it was reading.
 pub(super) const READ_RETRIES: u32 = 12;
@@ -18,9 +18,16 @@ pub(super) fn retry_unversioned<T>(
     if if_version.is_some() {
         return update();
     }
+    // Another writer's version is worth another look; a lease someone else holds is not.
     retry_while(
         UPDATE_RETRIES,
-        |err| matches!(err, Error::Conflict(_) | Error::Raced(_)),
+        |err| {
+            matches!(
+                err,
+                Error::Conflict(ConflictKind::Version { .. } | ConflictKind::Exists { .. })
+                    | Error::Raced(_)
+            )
+        },
         update,
     )
 }

@@ -18,11 +18,19 @@ const STALE_WRITE_MS: i64 = 60 * 60 * 1000;
 impl Scratchpad {
     /// Expires, evicts over quota, drops abandoned writes and returns disk space, store-wide.
     pub fn gc(&self) -> Result<GcReport> {
-        self.store.gc(&GcPolicy {
-            now: now_ms(),
+        let now = now_ms();
+        // Old versions first: the pass then counts what they freed against the quota.
+        let (versions_removed, freed) = self
+            .store
+            .prune_history(&self.config.history_policy(), now)?;
+        let mut report = self.store.gc(&GcPolicy {
+            now,
             quota_bytes: self.config.quota_bytes,
             stale_after_ms: STALE_WRITE_MS,
-        })
+        })?;
+        report.versions_removed = versions_removed;
+        report.bytes_freed += freed;
+        Ok(report)
     }
 
     pub(super) fn gc_if_due(&self) -> Result<()> {

@@ -10,6 +10,7 @@ use crate::advice::{Advice, Arg, ArgName};
 use crate::config::Ttl;
 use crate::error::{ConflictKind, Error, Result};
 use crate::figures::thousands;
+use crate::history::{Change, DELTA_MAX_BYTES};
 use crate::ingest::{Ingested, ingest};
 use crate::model::{EntryInfo, Kind, Source, name_stem, now_ms, validate_name};
 use crate::read::source::{EntryContent, from_io};
@@ -29,6 +30,9 @@ pub struct PutOptions<'a> {
     pub ttl: Ttl,
     pub pinned: bool,
     pub condition: Option<WriteCondition>,
+    /// Keep the versions that later changes replace, as notes do. Outputs of tools (a `source.tool`,
+    /// or an automatic name) keep none unless this is set; other named entries always keep them.
+    pub keep_history: bool,
     /// Called with the bytes read so far, about every chunk.
     pub progress: Option<&'a mut dyn FnMut(u64)>,
 }
@@ -42,6 +46,7 @@ impl std::fmt::Debug for PutOptions<'_> {
             .field("ttl", &self.ttl)
             .field("pinned", &self.pinned)
             .field("condition", &self.condition)
+            .field("keep_history", &self.keep_history)
             .finish_non_exhaustive()
     }
 }
@@ -64,14 +69,17 @@ pub struct EditOutcome {
 }
 
 /// Everything a commit needs besides the content.
-struct Commit {
-    name: NameChoice,
-    condition: WriteCondition,
-    source: Source,
-    meta: serde_json::Value,
-    turn: Option<String>,
-    ttl: Ttl,
-    pinned: bool,
+pub(super) struct Commit {
+    pub name: NameChoice,
+    pub condition: WriteCondition,
+    pub source: Source,
+    pub meta: serde_json::Value,
+    pub turn: Option<String>,
+    pub ttl: Ttl,
+    pub pinned: bool,
+    /// What the write does to the entry it replaces.
+    pub change: Change,
+    pub keeps_history: bool,
 }
 
 impl Scratchpad {
@@ -89,6 +97,8 @@ impl Scratchpad {
             &self.config.preview,
             opts.progress,
         )?;
+        let keeps_history =
+            opts.keep_history || (opts.name.is_some() && opts.source.tool.is_none());
         let name = match opts.name {
             Some(name) => NameChoice::Given(name),
             None => NameChoice::Auto {
@@ -105,12 +115,14 @@ impl Scratchpad {
                 turn: opts.turn,
                 ttl: opts.ttl,
                 pinned: opts.pinned,
+                change: Change::Written { lines: None },
+                keeps_history,
             },
         )
     }
 
     /// The one funnel of every write: resolves the lifetime, commits, and keeps the store in bounds.
-    fn commit(&self, ingested: Ingested, commit: Commit) -> Result<EntryInfo> {
+    pub(super) fn commit(&self, ingested: Ingested, commit: Commit) -> Result<EntryInfo> {
         let now = now_ms();
         let ttl = match (commit.ttl, &commit.name) {
             (Ttl::Default, NameChoice::Auto { .. }) => self.config.offload_ttl,
@@ -132,6 +144,9 @@ impl Scratchpad {
             profile: ingested.profile,
             stats: ingested.stats,
             now,
+            writer: self.writer(),
+            change: commit.change,
+            keeps_history: commit.keeps_history,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
         self.after_write(entry.info.bytes)?;
@@ -144,20 +159,29 @@ impl Scratchpad {
             Some(v) => WriteCondition::IfVersion(v),
             None => WriteCondition::Any,
         };
-        self.write_if(name, text.as_bytes(), opts, condition)
+        self.write_if(name, text.as_bytes(), opts, condition, None)
     }
 
+    /// Writes a note; `change` says what the write does, `None` to count the lines it changes.
     fn write_if(
         &self,
         name: &str,
         content: &[u8],
         opts: WriteOptions,
         condition: WriteCondition,
+        change: Option<Change>,
     ) -> Result<EntryInfo> {
         validate_name("name", name)?;
         // A failure to look is a failure, never "absent": that would drop what the caller kept.
         let existing = self.find(name)?;
         let now = now_ms();
+        let change = match (change, &existing) {
+            (Some(change), _) => change,
+            (None, Some(old)) => Change::Written {
+                lines: self.line_delta(old, content)?,
+            },
+            (None, None) => Change::Created,
+        };
         // An overwrite keeps what the caller did not change.
         let (pinned, meta, turn, source, ttl) = match existing {
             Some(Entry { info, .. }) => (
@@ -194,8 +218,26 @@ impl Scratchpad {
                 turn,
                 ttl,
                 pinned,
+                change,
+                keeps_history: true,
             },
         )
+    }
+
+    /// Lines added and removed by replacing `old`'s content with `new`, when both are small text.
+    fn line_delta(&self, old: &Entry, new: &[u8]) -> Result<Option<crate::history::LineDelta>> {
+        if old.info.kind == Kind::Binary
+            || old.info.bytes > DELTA_MAX_BYTES
+            || new.len() as u64 > DELTA_MAX_BYTES
+        {
+            return Ok(None);
+        }
+        let mut before = Vec::new();
+        EntryContent::new(self.store.as_ref(), old)
+            .reader_at_byte(0)?
+            .read_to_end(&mut before)
+            .map_err(from_io)?;
+        Ok(Some(crate::diff::line_delta(&before, new)))
     }
 
     /// Appends text to a note (creating it when absent), atomically. Without `if_version`, another
@@ -212,7 +254,13 @@ impl Scratchpad {
             if opts.if_version.is_some() {
                 return Err(self.not_found(name));
             }
-            return self.write_if(name, text.as_bytes(), opts, WriteCondition::CreateOnly);
+            return self.write_if(
+                name,
+                text.as_bytes(),
+                opts,
+                WriteCondition::CreateOnly,
+                Some(Change::Created),
+            );
         };
         let version = check_expected(&existing.info, opts.if_version)?;
         if existing.info.kind == Kind::Binary {
@@ -237,6 +285,11 @@ impl Scratchpad {
                     ttl => ttl,
                 },
                 pinned: opts.pinned.unwrap_or(info.pinned),
+                change: Change::Appended {
+                    bytes: text.len() as u64,
+                    lines: memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64,
+                },
+                keeps_history: true,
             },
         )
     }
@@ -313,30 +366,43 @@ impl Scratchpad {
                 ));
             }
         };
-        let entry = self.write(
-            &info.name,
-            &replaced,
-            WriteOptions {
-                if_version: Some(version),
-                ..WriteOptions::default()
+        let replacements = if replace_all { count } else { 1 };
+        let change = Change::Edited {
+            replacements: replacements as u64,
+            lines: if text.len() as u64 > DELTA_MAX_BYTES {
+                // Too large to diff on every edit: count the lines each replacement touches.
+                let touched = |s: &str| (s.matches('\n').count() as u64 + 1) * replacements as u64;
+                crate::history::LineDelta {
+                    added: touched(new),
+                    removed: touched(old),
+                }
+            } else {
+                crate::diff::line_delta(text.as_bytes(), replaced.as_bytes())
             },
+        };
+        let entry = self.write_if(
+            &info.name,
+            replaced.as_bytes(),
+            WriteOptions::default(),
+            WriteCondition::IfVersion(version),
+            Some(change),
         )?;
         Ok(EditOutcome {
             entry,
-            replacements: if replace_all { count } else { 1 },
+            replacements,
         })
     }
 }
 
 /// The lifetime an entry has left, so that rewriting it does not extend it.
-fn remaining(expires_at: Option<i64>, now: i64) -> Ttl {
+pub(super) fn remaining(expires_at: Option<i64>, now: i64) -> Ttl {
     match expires_at {
         Some(at) => Ttl::After((at - now).max(1)),
         None => Ttl::Never,
     }
 }
 
-fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
+pub(super) fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Result<u64> {
     match if_version {
         Some(v) if v != info.version => Err(Error::Conflict(ConflictKind::Version {
             name: info.name.clone(),

@@ -11,6 +11,8 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 
 use crate::error::Result;
+use crate::history::{Change, History, HistoryPolicy};
+use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source};
 use crate::preview::TextProfile;
 
@@ -104,6 +106,16 @@ pub enum WriteCondition {
     IfVersion(u64),
 }
 
+/// Who makes a change and under which rules: recorded with the change, and checked before it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Writer {
+    pub author: Option<String>,
+    /// A lease token: the change is refused when a newer token was issued for the entry's name.
+    pub lease: Option<u64>,
+    /// How many replaced versions the entry keeps, and how long.
+    pub history: HistoryPolicy,
+}
+
 /// Everything a store needs to commit an entry, except the content.
 #[derive(Debug, Clone)]
 pub struct EntryWrite {
@@ -123,6 +135,11 @@ pub struct EntryWrite {
     pub profile: Option<TextProfile>,
     pub stats: BlobStats,
     pub now: i64,
+    pub writer: Writer,
+    /// What this write does to an existing entry (a write that creates one records `Created`).
+    pub change: Change,
+    /// Whether the entry keeps the versions its changes replace (this one's included).
+    pub keeps_history: bool,
 }
 
 /// A stored entry: its metadata and the blob that holds its content.
@@ -154,6 +171,8 @@ pub struct ListFilter {
     pub tool: Option<String>,
     pub pinned: Option<bool>,
     pub turn: Option<String>,
+    /// Only entries whose current version this author wrote.
+    pub author: Option<String>,
 }
 
 /// One page of a listing, newest first.
@@ -218,6 +237,8 @@ pub struct GcReport {
     pub evicted: u64,
     pub blobs_removed: u64,
     pub stale_writes_removed: u64,
+    /// Replaced versions dropped for being past the history's count or age.
+    pub versions_removed: u64,
     pub bytes_freed: u64,
     /// Bytes of the store on disk before and after (0 where the backend cannot tell).
     pub disk_bytes_before: u64,
@@ -226,8 +247,8 @@ pub struct GcReport {
 
 /// A storage backend. Small and storage-shaped: every method is one atomic step, and none of them
 /// decides what a reader is told (suggestions, token estimates and messages live above it). Times
-/// are the caller's clock, passed in; only staging is timed by the store's own clock, so that hosts
-/// whose clocks disagree agree on which abandoned writes to collect.
+/// are the caller's clock, passed in; only staging and leases are timed by the store's own clock, so
+/// that hosts whose clocks disagree agree on which abandoned writes to collect and who holds a lease.
 pub trait Store: Send + Sync + fmt::Debug {
     /// Writes chunks of a large blob before it is committed, creating the staging blob on first use.
     /// Staged chunks are invisible until [`Store::commit`] and removed by GC when abandoned.
@@ -246,15 +267,18 @@ pub trait Store: Send + Sync + fmt::Debug {
         session: &str,
         key: &str,
         if_version: Option<u64>,
+        writer: &Writer,
         change: &EntryChange,
         now: i64,
     ) -> Result<Option<EntryInfo>>;
-    /// Removes an entry (and its blob when nothing else points at it); `None` when there is none.
+    /// Removes an entry and its kept versions (and their blobs when nothing else points at them);
+    /// `None` when there is none.
     fn delete(
         &self,
         session: &str,
         key: &str,
         if_version: Option<u64>,
+        writer: &Writer,
         now: i64,
     ) -> Result<Option<EntryInfo>>;
     /// Removes every entry tagged with this turn; returns how many.
@@ -290,4 +314,19 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn last_gc_at(&self) -> Result<Option<i64>>;
     /// Expires, evicts and frees space.
     fn gc(&self, policy: &GcPolicy) -> Result<GcReport>;
+
+    // Teams of agents: leases and history. Lease times are the store's own clock.
+
+    /// Acquires, renews or releases the lease on a name, atomically.
+    fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease>;
+    /// The lease on a name, if it was ever acquired.
+    fn lease_info(&self, session: &str, name: &str) -> Result<Option<Lease>>;
+    /// A live entry's current and kept versions, newest first; `None` when there is no such entry.
+    fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>>;
+    /// One version of a live entry, current or kept, as an entry whose info describes that
+    /// version; `None` when the entry or the version is not there.
+    fn version(&self, session: &str, key: &str, version: u64, now: i64) -> Result<Option<Entry>>;
+    /// Drops kept versions past the policy's count or age, store-wide; returns how many, and the
+    /// bytes of content that went with them.
+    fn prune_history(&self, policy: &HistoryPolicy, now: i64) -> Result<(u64, u64)>;
 }

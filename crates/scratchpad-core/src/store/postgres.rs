@@ -35,7 +35,8 @@ use crate::error::{Error, Result};
 const MAX_ATTEMPTS: usize = 6;
 
 /// Tables of one store, for its size on disk.
-const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta'";
+const TABLES: &str =
+    "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases'";
 
 /// A PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
@@ -134,6 +135,10 @@ impl Backend for Postgres {
                 20261123000000,
                 include_str!("../../migrations/postgres/20261123000000_blob_facts.sql"),
             ),
+            (
+                20261125013000,
+                include_str!("../../migrations/postgres/20261125013000_history_and_leases.sql"),
+            ),
         ],
         search: SearchSql {
             // The 'simple' configuration neither stems nor drops stop words, like SQLite's unicode61.
@@ -148,7 +153,7 @@ impl Backend for Postgres {
                 "SELECT hits.rowid, hits.session, hits.name, hits.id, hits.kind, hits.blob, hits.bytes, \
                  hits.chars, hits.lines, hits.hash, hits.preview, hits.source, hits.meta, hits.turn, \
                  hits.created_at, hits.updated_at, hits.accessed_at, hits.expires_at, hits.pinned, \
-                 hits.version, hits.chunks, hits.mime, hits.profile, \
+                 hits.version, hits.chunks, hits.mime, hits.profile, hits.author, \
                  ts_headline('simple', hits.body, websearch_to_tsquery('simple', ?2), \
                  'StartSel=\"«\", StopSel=\"»\", MaxWords=16, MinWords=6, ShortWord=0, MaxFragments=1, FragmentDelimiter=\"…\"') \
                  FROM (SELECT ",
@@ -252,8 +257,9 @@ impl Backend for Postgres {
         }
         // Makes freed pages reusable and gives trailing ones back to the file system. Best effort:
         // autovacuum gets there too, and a user who does not own the tables only gets a warning.
-        let _ = self
-            .read(&mut |c| c.batch("VACUUM (SKIP_LOCKED) chunks, blobs, entries, entry_search"));
+        let _ = self.read(&mut |c| {
+            c.batch("VACUUM (SKIP_LOCKED) chunks, blobs, entries, entry_search, versions")
+        });
     }
 }
 

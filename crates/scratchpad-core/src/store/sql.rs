@@ -11,9 +11,11 @@ use std::fmt;
 
 use super::{
     BlobStats, Chunk, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
-    ListFilter, Locate, NameChoice, Page, PendingBlob, SearchHit, Store, WriteCondition,
+    ListFilter, Locate, NameChoice, Page, PendingBlob, SearchHit, Store, WriteCondition, Writer,
 };
 use crate::error::{ConflictKind, Error, Result};
+use crate::history::{Change, History, HistoryPolicy, VersionInfo};
+use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source, new_id};
 
 /// The columns an [`Entry`] is read from, in the order [`entry_from_row`] expects, for
@@ -22,7 +24,7 @@ macro_rules! entry_columns {
     () => {
         "e.rowid, e.session, e.name, e.id, e.kind, e.blob, e.bytes, e.chars, e.lines, e.hash, \
          e.preview, e.source, e.meta, e.turn, e.created_at, e.updated_at, e.accessed_at, \
-         e.expires_at, e.pinned, e.version, b.chunks, b.mime, e.profile"
+         e.expires_at, e.pinned, e.version, b.chunks, b.mime, e.profile, e.author"
     };
 }
 pub(crate) use entry_columns;
@@ -379,6 +381,7 @@ fn entry_from_row(row: &dyn Row) -> Result<(i64, Entry), Fail> {
             ),
             None => None,
         },
+        author: row.opt_text(23)?,
     };
     let chunks = u32::try_from(row.int(20)?).map_err(|_| {
         corrupt(
@@ -488,7 +491,8 @@ fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, F
         return Ok(0);
     }
     let freed = c.first(
-        "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) RETURNING bytes",
+        "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) \
+         AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) RETURNING bytes",
         &[Param::Int(blob)],
         |r| r.count(0),
     )?;
@@ -496,9 +500,10 @@ fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, F
 }
 
 fn delete_row(c: &mut dyn Conn, dialect: &Dialect, key: i64, blob: i64) -> Result<u64, Fail> {
+    let kept = drop_versions(c, key)?;
     c.execute(dialect.search.unindex, &[Param::Int(key)])?;
     c.execute("DELETE FROM entries WHERE rowid = ?1", &[Param::Int(key)])?;
-    release_blob(c, dialect, blob)
+    Ok(release_blob(c, dialect, blob)? + release_blobs(c, dialect, kept)?)
 }
 
 /// Writes chunks; a chunk already there (a retried write whose first try did commit) is kept.
@@ -698,6 +703,7 @@ fn commit_entry(
             })));
         }
     }
+    check_lease(c, dialect, &write.session, &name, write.writer.lease)?;
     let blob_id = settle_blob(c, dialect, &write.stats, blob)?;
     let source = serde_json::to_string(&write.source).unwrap_or_else(|_| "{}".into());
     let meta = serde_json::to_string(&write.meta).unwrap_or_else(|_| "null".into());
@@ -725,6 +731,14 @@ fn commit_entry(
     ];
     let key = match &existing {
         Some((key, old)) => {
+            keep_version(
+                c,
+                dialect,
+                *key,
+                Some(write.keeps_history),
+                &write.writer.history,
+                now,
+            )?;
             let mut params = vec![Param::Int(*key)];
             params.extend(fields);
             c.execute(
@@ -757,6 +771,17 @@ fn commit_entry(
             )?
         }
     };
+    let change = match existing {
+        Some(_) => &write.change,
+        None => &Change::Created,
+    };
+    record_change(
+        c,
+        key,
+        write.writer.author.as_deref(),
+        change,
+        Some(write.keeps_history),
+    )?;
     index_search(c, dialect, key, &name, &write.search_text)?;
     entry_by_key(c, key)
 }
@@ -877,6 +902,7 @@ impl<B: Backend> Store for SqlStore<B> {
         session: &str,
         key: &str,
         if_version: Option<u64>,
+        writer: &Writer,
         change: &EntryChange,
         now: i64,
     ) -> Result<Option<EntryInfo>> {
@@ -886,6 +912,10 @@ impl<B: Backend> Store for SqlStore<B> {
                 return Ok(None);
             };
             check_version(&entry, if_version)?;
+            check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
+            keep_version(c, dialect, row, None, &writer.history, now)?;
+            let (summary, keeps_history) = summarize(&entry, change);
+            record_change(c, row, writer.author.as_deref(), &summary, keeps_history)?;
             match change {
                 EntryChange::Rename(new_name) => {
                     lock_name(c, dialect, session, new_name)?;
@@ -942,6 +972,7 @@ impl<B: Backend> Store for SqlStore<B> {
         session: &str,
         key: &str,
         if_version: Option<u64>,
+        writer: &Writer,
         now: i64,
     ) -> Result<Option<EntryInfo>> {
         let dialect = self.dialect();
@@ -950,6 +981,7 @@ impl<B: Backend> Store for SqlStore<B> {
                 return Ok(None);
             };
             check_version(&entry, if_version)?;
+            check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
             delete_row(c, dialect, row, entry.blob)?;
             Ok(Some(entry.info))
         })
@@ -1092,6 +1124,14 @@ impl<B: Backend> Store for SqlStore<B> {
                 &[Param::Text(turn)],
             );
         }
+        if let Some(author) = &filter.author {
+            clause(
+                &mut sql,
+                &mut params,
+                " AND e.author = ??",
+                &[Param::Text(author)],
+            );
+        }
         // One row more than the page says whether another page follows.
         clause(
             &mut sql,
@@ -1148,7 +1188,7 @@ impl<B: Backend> Store for SqlStore<B> {
                         let (_, entry) = entry_from_row(r)?;
                         Ok(SearchHit {
                             entry: entry.info,
-                            snippet: r.text(23)?,
+                            snippet: r.text(24)?,
                         })
                     },
                 )?;
@@ -1244,7 +1284,8 @@ impl<B: Backend> Store for SqlStore<B> {
             report.stale_writes_removed =
                 c.execute(&stale_sql, &[Param::Int(policy.stale_after_ms)])?;
             let orphans = c.rows(
-                "SELECT id FROM blobs b WHERE state = 1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = b.id)",
+                "SELECT id FROM blobs b WHERE state = 1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = b.id) \
+                 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = b.id)",
                 &[],
                 |r| r.int(0),
             )?;
@@ -1289,6 +1330,437 @@ impl<B: Backend> Store for SqlStore<B> {
         report.disk_bytes_after = self.backend.disk_bytes();
         Ok(report)
     }
+
+    fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease> {
+        let dialect = self.dialect();
+        self.write(|c| change_lease(c, dialect, session, name, op))
+    }
+
+    fn lease_info(&self, session: &str, name: &str) -> Result<Option<Lease>> {
+        let dialect = self.dialect();
+        self.read(|c| find_lease(c, dialect, session, name, false))
+    }
+
+    fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>> {
+        let dialect = self.dialect();
+        self.read(|c| {
+            let Some((row, entry)) = find_live(c, dialect, session, key, now, false)? else {
+                return Ok(None);
+            };
+            let (summary, keeps_history) = c.one(
+                "SELECT summary, keeps_history FROM entries WHERE rowid = ?1",
+                &[Param::Int(row)],
+                |r| Ok((r.opt_text(0)?, r.flag(1)?)),
+            )?;
+            let info = &entry.info;
+            let mut versions = vec![VersionInfo {
+                version: info.version,
+                kind: info.kind,
+                bytes: info.bytes,
+                chars: info.chars,
+                lines: info.lines,
+                hash: info.hash.clone(),
+                author: info.author.clone(),
+                written_at: info.updated_at,
+                change: summary.and_then(|json| serde_json::from_str(&json).ok()),
+            }];
+            versions.extend(c.rows(
+                "SELECT version, kind, bytes, chars, lines, hash, author, summary, written_at FROM versions \
+                 WHERE entry = ?1 ORDER BY version DESC",
+                &[Param::Int(row)],
+                version_from_row,
+            )?);
+            Ok(Some(History {
+                entry: entry.info,
+                versions,
+                keeps_history,
+            }))
+        })
+    }
+
+    fn version(&self, session: &str, key: &str, version: u64, now: i64) -> Result<Option<Entry>> {
+        let dialect = self.dialect();
+        self.read(|c| {
+            let Some((row, entry)) = find_live(c, dialect, session, key, now, false)? else {
+                return Ok(None);
+            };
+            if entry.info.version == version {
+                return Ok(Some(entry));
+            }
+            c.first(
+                "SELECT v.version, v.kind, v.bytes, v.chars, v.lines, v.hash, v.author, v.summary, \
+                 v.written_at, v.blob, b.chunks, b.mime FROM versions v JOIN blobs b ON b.id = v.blob \
+                 WHERE v.entry = ?1 AND v.version = ?2",
+                &[Param::Int(row), Param::count(version)],
+                |r| {
+                    let kept = version_from_row(r)?;
+                    Ok(Entry {
+                        blob: r.int(9)?,
+                        chunks: u32::try_from(r.int(10)?).unwrap_or(0),
+                        info: EntryInfo {
+                            kind: kept.kind,
+                            bytes: kept.bytes,
+                            chars: kept.chars,
+                            lines: kept.lines,
+                            hash: kept.hash,
+                            // Previews describe the current content only.
+                            preview: String::new(),
+                            updated_at: kept.written_at,
+                            version: kept.version,
+                            mime: r.opt_text(11)?,
+                            profile: None,
+                            author: kept.author,
+                            ..entry.info.clone()
+                        },
+                    })
+                },
+            )
+        })
+    }
+
+    fn prune_history(&self, policy: &HistoryPolicy, now: i64) -> Result<(u64, u64)> {
+        let dialect = self.dialect();
+        self.write(|c| {
+            if let Some(lock) = dialect.lock_gc {
+                c.execute(lock, &[])?;
+            }
+            let mut dropped = Vec::new();
+            if let Some(age) = policy.max_age_ms {
+                dropped.extend(c.rows(
+                    "DELETE FROM versions WHERE replaced_at < ?1 RETURNING blob",
+                    &[Param::Int(now.saturating_sub(age))],
+                    |r| r.int(0),
+                )?);
+            }
+            dropped.extend(c.rows(
+                "DELETE FROM versions WHERE (entry, version) IN (SELECT entry, version FROM \
+                 (SELECT entry, version, ROW_NUMBER() OVER (PARTITION BY entry ORDER BY version DESC) AS n \
+                 FROM versions) ranked WHERE n > ?1) RETURNING blob",
+                &[Param::Int(i64::from(policy.versions))],
+                |r| r.int(0),
+            )?);
+            let count = dropped.len() as u64;
+            Ok((count, release_blobs(c, dialect, dropped)?))
+        })
+    }
+}
+
+// Teams of agents: leases with fencing tokens, and the versions a change replaces.
+
+/// Times a claim is tried again when the lease it lost to was let go in the meantime.
+const LEASE_CLAIM_ATTEMPTS: usize = 8;
+
+/// The columns a [`Lease`] is read from, after the name, with the store's clock last.
+fn lease_sql(dialect: &Dialect, lock: bool) -> String {
+    format!(
+        "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 AND name = ?2{}",
+        dialect.now_ms,
+        if lock { dialect.lock } else { "" }
+    )
+}
+
+fn lease_from_row(row: &dyn Row) -> Result<Lease, Fail> {
+    Ok(Lease {
+        name: row.text(0)?,
+        holder: row.opt_text(1)?,
+        token: row.count(2)?,
+        acquired_at: row.int(3)?,
+        expires_at: row.int(4)?,
+        now: row.int(5)?,
+    })
+}
+
+fn find_lease(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    name: &str,
+    lock: bool,
+) -> Result<Option<Lease>, Fail> {
+    c.first(
+        &lease_sql(dialect, lock),
+        &[Param::Text(session), Param::Text(name)],
+        lease_from_row,
+    )
+}
+
+/// The fencing rule: a change carrying lease `token` goes ahead only while no newer token was
+/// issued for `name`. The lease row stays locked until the change commits, so a new claim waits
+/// for it and a change never lands after its successor's claim.
+fn check_lease(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    name: &str,
+    token: Option<u64>,
+) -> Result<(), Fail> {
+    let Some(token) = token else {
+        return Ok(());
+    };
+    match find_lease(c, dialect, session, name, true)? {
+        None => Err(Fail::App(Error::Conflict(ConflictKind::NoLease {
+            name: name.to_owned(),
+            token,
+        }))),
+        Some(lease) if lease.token > token => {
+            Err(Fail::App(Error::Conflict(ConflictKind::Fenced {
+                token,
+                lease,
+            })))
+        }
+        Some(lease) if lease.token < token => Err(never_issued(token, &lease)),
+        Some(_) => Ok(()),
+    }
+}
+
+fn never_issued(token: u64, lease: &Lease) -> Fail {
+    Fail::App(Error::invalid(format!(
+        "lease token {token} was never issued for `{}` (the newest is {}); pass the token that \
+         acquiring the lease printed",
+        lease.name, lease.token
+    )))
+}
+
+/// Acquires, renews or releases a lease in one transaction, every time by the store's clock: read
+/// once per statement, so a lease lasts exactly what was asked from the moment it is judged.
+fn change_lease(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    name: &str,
+    op: LeaseOp<'_>,
+) -> Result<Lease, Fail> {
+    let clock = format!("SELECT {}", dialect.now_ms);
+    // The clock is ?5; a new expiry ?4.
+    let returning = "RETURNING name, holder, token, acquired_at, expires_at, CAST(?5 AS BIGINT)";
+    let key = [Param::Text(session), Param::Text(name)];
+    match op {
+        LeaseOp::Acquire { holder, ttl_ms } => {
+            c.execute(
+                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at) \
+                 VALUES (?1, ?2, NULL, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
+                &key,
+            )?;
+            let sql = format!(
+                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4 \
+                 WHERE session = ?1 AND name = ?2 AND (holder IS NULL OR expires_at <= ?5) {returning}"
+            );
+            // A claim that waited for another's lock judged by a clock read before the wait; and
+            // each statement sees what committed before it (PostgreSQL), so a holder may release or
+            // its lease lapse between the claim and the look at who holds it. Then claim again.
+            for _ in 0..LEASE_CLAIM_ATTEMPTS {
+                let now = c.one(&clock, &[], |r| r.int(0))?;
+                let params = [
+                    key[0],
+                    key[1],
+                    Param::Text(holder),
+                    Param::Int(now.saturating_add(ttl_ms)),
+                    Param::Int(now),
+                ];
+                if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
+                    return Ok(lease);
+                }
+                match find_lease(c, dialect, session, name, false)? {
+                    Some(lease) if lease.is_held() => {
+                        return Err(Fail::App(Error::Conflict(ConflictKind::Leased(lease))));
+                    }
+                    _ => {}
+                }
+            }
+            Err(Fail::App(Error::Raced(name.to_owned())))
+        }
+        LeaseOp::Renew { token, ttl_ms } => {
+            let now = c.one(&clock, &[], |r| r.int(0))?;
+            let sql = format!(
+                "UPDATE leases SET expires_at = ?4 \
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
+                 {returning}"
+            );
+            let params = [
+                key[0],
+                key[1],
+                Param::count(token),
+                Param::Int(now.saturating_add(ttl_ms)),
+                Param::Int(now),
+            ];
+            if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
+                return Ok(lease);
+            }
+            Err(lease_refused(c, dialect, session, name, token)?)
+        }
+        LeaseOp::Release { token } => {
+            let now = c.one(&clock, &[], |r| r.int(0))?;
+            let sql = "UPDATE leases SET holder = NULL, expires_at = ?4 \
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
+                 RETURNING name, holder, token, acquired_at, expires_at, CAST(?4 AS BIGINT)";
+            let params = [key[0], key[1], Param::count(token), Param::Int(now)];
+            if let Some(lease) = c.first(sql, &params, lease_from_row)? {
+                return Ok(lease);
+            }
+            // Released already by this very claim: nothing to do.
+            match find_lease(c, dialect, session, name, false)? {
+                Some(lease) if lease.token == token && lease.holder.is_none() => Ok(lease),
+                _ => Err(lease_refused(c, dialect, session, name, token)?),
+            }
+        }
+    }
+}
+
+/// Why a renewal or release with `token` found nothing to change.
+fn lease_refused(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    name: &str,
+    token: u64,
+) -> Result<Fail, Fail> {
+    Ok(match find_lease(c, dialect, session, name, false)? {
+        None => Fail::App(Error::Conflict(ConflictKind::NoLease {
+            name: name.to_owned(),
+            token,
+        })),
+        Some(lease) if lease.token > token => {
+            Fail::App(Error::Conflict(ConflictKind::Fenced { token, lease }))
+        }
+        Some(lease) if lease.token < token => never_issued(token, &lease),
+        Some(lease) => Fail::App(Error::invalid(format!(
+            "the lease on `{name}` (token {token}) was released; acquire it again to hold it",
+            name = lease.name
+        ))),
+    })
+}
+
+/// Before an entry changes: keeps its current version (content by reference) when the entry keeps
+/// history, then drops what the policy no longer keeps. `keep: None` asks the entry itself.
+fn keep_version(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    key: i64,
+    keep: Option<bool>,
+    policy: &HistoryPolicy,
+    now: i64,
+) -> Result<(), Fail> {
+    let keep = match keep {
+        Some(keep) => keep,
+        None => c.one(
+            "SELECT keeps_history FROM entries WHERE rowid = ?1",
+            &[Param::Int(key)],
+            |r| r.flag(0),
+        )?,
+    };
+    if !keep {
+        return Ok(());
+    }
+    if policy.versions > 0 {
+        c.execute(
+            "INSERT INTO versions (entry, version, blob, kind, bytes, chars, lines, hash, author, summary, \
+             written_at, replaced_at) \
+             SELECT rowid, version, blob, kind, bytes, chars, lines, hash, author, summary, updated_at, ?2 \
+             FROM entries WHERE rowid = ?1 ON CONFLICT (entry, version) DO NOTHING",
+            &[Param::Int(key), Param::Int(now)],
+        )?;
+    }
+    let oldest_kept = policy
+        .max_age_ms
+        .map_or(i64::MIN, |age| now.saturating_sub(age));
+    let dropped = c.rows(
+        "DELETE FROM versions WHERE entry = ?1 AND (replaced_at < ?3 OR version <= \
+         (SELECT version FROM versions WHERE entry = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2)) \
+         RETURNING blob",
+        &[
+            Param::Int(key),
+            Param::Int(i64::from(policy.versions)),
+            Param::Int(oldest_kept),
+        ],
+        |r| r.int(0),
+    )?;
+    release_blobs(c, dialect, dropped)?;
+    Ok(())
+}
+
+/// Records who made the entry's current version and what the change did.
+fn record_change(
+    c: &mut dyn Conn,
+    key: i64,
+    author: Option<&str>,
+    change: &Change,
+    keeps_history: Option<bool>,
+) -> Result<(), Fail> {
+    let summary = serde_json::to_string(change).ok();
+    c.execute(
+        "UPDATE entries SET author = ?2, summary = ?3, keeps_history = COALESCE(?4, keeps_history) \
+         WHERE rowid = ?1",
+        &[
+            Param::Int(key),
+            Param::OptText(author),
+            Param::OptText(summary.as_deref()),
+            match keeps_history {
+                Some(keeps) => Param::Bool(keeps),
+                None => Param::OptInt(None),
+            },
+        ],
+    )?;
+    Ok(())
+}
+
+/// What a metadata change did, and whether it changes the entry's keeping of history: a renamed
+/// output becomes a note, which keeps its history.
+fn summarize(entry: &Entry, change: &EntryChange) -> (Change, Option<bool>) {
+    match change {
+        EntryChange::Rename(_) => (
+            Change::Renamed {
+                from: entry.info.name.clone(),
+            },
+            Some(true),
+        ),
+        EntryChange::Pin(true) => (Change::Pinned, None),
+        EntryChange::Pin(false) => (Change::Unpinned, None),
+        EntryChange::ExpiresAt(at) => (Change::Lifetime { expires_at: *at }, None),
+        EntryChange::Meta(_) => (Change::Meta, None),
+    }
+}
+
+/// Removes an entry's kept versions; returns the blobs they pointed at, to release once the
+/// entry itself is gone.
+fn drop_versions(c: &mut dyn Conn, key: i64) -> Result<Vec<i64>, Fail> {
+    c.rows(
+        "DELETE FROM versions WHERE entry = ?1 RETURNING blob",
+        &[Param::Int(key)],
+        |r| r.int(0),
+    )
+}
+
+/// Releases each blob once; returns the bytes freed.
+fn release_blobs(c: &mut dyn Conn, dialect: &Dialect, mut blobs: Vec<i64>) -> Result<u64, Fail> {
+    blobs.sort_unstable();
+    blobs.dedup();
+    let mut freed = 0;
+    for blob in blobs {
+        freed += release_blob(c, dialect, blob)?;
+    }
+    Ok(freed)
+}
+
+/// Reads `version, kind, bytes, chars, lines, hash, author, summary, written_at`.
+fn version_from_row(row: &dyn Row) -> Result<VersionInfo, Fail> {
+    let kind = row.text(1)?;
+    Ok(VersionInfo {
+        version: row.count(0)?,
+        kind: Kind::parse(&kind).map_err(|_| {
+            Fail::App(Error::Storage(format!(
+                "a kept version of an unknown kind `{kind}`; the store is damaged"
+            )))
+        })?,
+        bytes: row.count(2)?,
+        chars: row.count(3)?,
+        lines: row.count(4)?,
+        hash: row.text(5)?,
+        author: row.opt_text(6)?,
+        change: row
+            .opt_text(7)?
+            .and_then(|json| serde_json::from_str(&json).ok()),
+        written_at: row.int(8)?,
+    })
 }
 
 #[cfg(test)]

@@ -133,6 +133,10 @@ impl Backend for Sqlite {
                 20261123000000,
                 include_str!("../../migrations/sqlite/20261123000000_blob_facts.sql"),
             ),
+            (
+                20261125013000,
+                include_str!("../../migrations/sqlite/20261125013000_history_and_leases.sql"),
+            ),
         ],
         search: SearchSql {
             index: "INSERT INTO entries_fts (rowid, name, body) VALUES (?1, ?2, ?3)",

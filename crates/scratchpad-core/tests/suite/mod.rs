@@ -3,6 +3,8 @@ mod concurrency;
 mod corpus;
 mod crash;
 mod formats;
+mod history;
+mod leases;
 mod lifecycle;
 mod notes;
 #[cfg(feature = "postgres")]

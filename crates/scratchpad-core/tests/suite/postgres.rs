@@ -5,9 +5,12 @@ use std::io::Read;
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use scratchpad_core::lease::LeaseOp;
 use scratchpad_core::store::postgres::PostgresStore;
 use scratchpad_core::store::{GcPolicy, Store};
-use scratchpad_core::{ListFilter, PutOptions, ReadMode, Scratchpad};
+use scratchpad_core::{
+    ConflictKind, Error, ListFilter, PutOptions, ReadMode, Scratchpad, WriteOptions,
+};
 
 use crate::common::{Backend, NO_PG, TestStore, spawn_child};
 
@@ -484,4 +487,92 @@ fn gc_frees_deleted_content() {
     assert_eq!(pad.stats().unwrap().store_bytes, 0);
     let report = pad.gc().unwrap();
     assert!(report.disk_bytes_before > 0, "{report:?}");
+}
+
+/// Three hosts share a lease: A's clock is right, B's runs an hour ahead, C's an hour behind. Every
+/// time a lease is judged by is the server's, so B (for whom A's lease ended long ago) is refused
+/// while it lasts, C (for whom it has an hour to go) takes it as soon as it ends, and A's late write
+/// with its old token is refused.
+#[test]
+fn hosts_whose_clocks_disagree_agree_on_who_holds_a_lease() {
+    let store = Backend::Postgres.store();
+    let pad = Scratchpad::open(&store.url).unwrap();
+    let hosts: Vec<PostgresStore> = (0..3)
+        .map(|_| PostgresStore::open(&store.url).unwrap())
+        .collect();
+    let (a, b, c) = (&hosts[0], &hosts[1], &hosts[2]);
+    let hour = 3_600_000;
+    let acquire = |host: &PostgresStore, holder: &str| {
+        host.lease(
+            "default",
+            "plan",
+            LeaseOp::Acquire {
+                holder,
+                ttl_ms: 1_500,
+            },
+        )
+    };
+    let server_now = || -> i64 {
+        store
+            .admin()
+            .query_one(
+                "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint",
+                &[],
+            )
+            .unwrap()
+            .get(0)
+    };
+    let before = server_now();
+    let first = acquire(a, "host-a").unwrap();
+    let after = server_now();
+    assert!(
+        (before..=after).contains(&first.acquired_at),
+        "acquired at {} by the server's clock, which read {before}..{after}",
+        first.acquired_at
+    );
+    assert_eq!(first.expires_at - first.acquired_at, 1_500);
+
+    // B, an hour ahead, collects with its own clock and claims: the lease still holds.
+    b.gc(&GcPolicy {
+        now: scratchpad_core::model::now_ms() + hour,
+        quota_bytes: None,
+        stale_after_ms: hour,
+    })
+    .unwrap();
+    match acquire(b, "host-b") {
+        Err(Error::Conflict(ConflictKind::Leased(held))) => {
+            assert_eq!(held.holder.as_deref(), Some("host-a"));
+            assert!(held.remaining_ms() > 0 && held.remaining_ms() <= 1_500);
+        }
+        other => panic!("host B took a lease that had not ended: {other:?}"),
+    }
+
+    // C, an hour behind, claims as soon as the server says the lease ended.
+    let started = Instant::now();
+    while c.lease_info("default", "plan").unwrap().unwrap().is_held() {
+        assert!(started.elapsed() < Duration::from_secs(10));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let second = acquire(c, "host-c").unwrap();
+    assert_eq!(second.token, 2);
+    assert!(second.acquired_at >= first.expires_at);
+    pad.with_lease(Some(second.token))
+        .write("plan", "C's plan", WriteOptions::default())
+        .unwrap();
+
+    // A's write with its old token is refused, by the store, after C's.
+    let late = pad
+        .with_lease(Some(first.token))
+        .write("plan", "A's late plan", WriteOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(&late, Error::Conflict(ConflictKind::Fenced { token: 1, lease }) if lease.token == 2),
+        "{late:?}"
+    );
+    assert_eq!(
+        pad.read("plan", &ReadMode::Full { force: true }, None)
+            .unwrap()
+            .text,
+        "C's plan"
+    );
 }

@@ -348,7 +348,7 @@ impl ProxyServer {
             server: Some(self.inner.options.upstream.label()),
             save_as,
         };
-        let pad = self.inner.pad.clone();
+        let pad = crate::server::with_client_author(self.inner.pad.clone(), &context);
         let outcome = blocking(move || rewrite::offload_result(&pad, &call, result)).await?;
         match outcome {
             Ok(result) => {
@@ -434,9 +434,8 @@ impl ServerHandler for ProxyServer {
     ) -> Result<CallToolResponse, ErrorData> {
         if tools::is_scratchpad_tool(&request.name) {
             let args = request.arguments.clone().unwrap_or_default();
-            if let Some(result) =
-                tools::call(&self.inner.pad, &request.name, args, context.ct.clone()).await
-            {
+            let pad = crate::server::with_client_author(self.inner.pad.clone(), &context);
+            if let Some(result) = tools::call(&pad, &request.name, args, context.ct.clone()).await {
                 return Ok(result.into());
             }
         }

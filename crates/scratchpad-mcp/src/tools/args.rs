@@ -9,20 +9,19 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WriteArgs {
-    /// e.g. `plan`, `findings`: letters, digits, `.` `_` `-`, at most 128.
+    /// e.g. `plan`, `findings`: letters, digits, `.` `_` `-`.
     #[serde(alias = "ref")]
     pub name: String,
-    /// Any size; a large value is stored whole and answered with a preview.
     pub content: String,
     /// `append` adds to the end.
     #[serde(default)]
     pub mode: WriteMode,
-    /// Write only if the entry is still at this version (from your last write or read).
     pub if_version: Option<u64>,
     /// `never` (notes' default) or e.g. `30m`, `7d`.
     pub ttl: Option<String>,
     /// Never expires, never evicted.
     pub pin: Option<bool>,
+    pub lease: Option<u64>,
 }
 
 /// How `scratchpad_write` treats an existing entry.
@@ -38,19 +37,21 @@ pub enum WriteMode {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReadArgs {
-    /// Entry name or id.
     #[serde(alias = "ref")]
     pub name: String,
     /// grep: regex `pattern` with `context` lines; lines: `from`-`to`; head/tail: `n` chars; range:
     /// chars `start`-`end`; json: jq `query`; bytes: base64 from `offset`; summary: line templates with
-    /// counts; full (default): all, large ones only with `force`.
+    /// counts; full (default): all, large ones only with `force`; history: versions; diff: `version`
+    /// (default previous) vs `against` at `to` (default this, current), on at `cursor`. Any mode
+    /// reads an old `version`.
     pub mode: Option<ReadModeName>,
+    pub version: Option<u64>,
+    pub against: Option<String>,
     pub n: Option<u64>,
     pub start: Option<u64>,
     pub end: Option<u64>,
     /// lines: first line (1-based); grep/summary: where to start.
     pub from: Option<u64>,
-    /// Last line, inclusive.
     pub to: Option<u64>,
     /// Rust regex, e.g. `ERROR|FATAL`.
     pub pattern: Option<String>,
@@ -63,8 +64,9 @@ pub struct ReadArgs {
     pub offset: Option<u64>,
     pub length: Option<u64>,
     pub force: Option<bool>,
-    /// Reply budget (default 8000); a cut reply ends with the call that continues it.
+    /// Default 8000.
     pub max_chars: Option<u64>,
+    pub cursor: Option<String>,
 }
 
 /// The read modes, as a model names them.
@@ -80,6 +82,8 @@ pub enum ReadModeName {
     Bytes,
     Full,
     Summary,
+    History,
+    Diff,
 }
 
 /// `scratchpad_edit`.
@@ -89,11 +93,13 @@ pub struct EditArgs {
     #[serde(alias = "ref")]
     pub name: String,
     /// Exact text, whitespace included; must occur once unless `replace_all`.
-    pub old: String,
-    pub new: String,
+    pub old: Option<String>,
+    pub new: Option<String>,
     #[serde(default)]
     pub replace_all: bool,
     pub if_version: Option<u64>,
+    pub lease: Option<u64>,
+    pub restore: Option<u64>,
 }
 
 /// `scratchpad_list`.
@@ -113,7 +119,7 @@ pub struct ListArgs {
     pub cursor: Option<String>,
 }
 
-/// Entry kinds, as a model names them.
+// Entry kinds, as a model names them (no doc comment: it would land in the schema).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum KindName {
@@ -129,6 +135,7 @@ pub struct DeleteArgs {
     #[serde(alias = "ref")]
     pub name: String,
     pub if_version: Option<u64>,
+    pub lease: Option<u64>,
 }
 
 /// `scratchpad_search`.
@@ -161,6 +168,30 @@ pub struct RenameArgs {
     pub name: String,
     pub new_name: String,
     pub if_version: Option<u64>,
+}
+
+/// `scratchpad_lease`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LeaseArgs {
+    #[serde(alias = "ref")]
+    pub name: String,
+    #[serde(default)]
+    pub action: LeaseAction,
+    pub ttl: Option<String>,
+    pub token: Option<u64>,
+    pub holder: Option<String>,
+}
+
+// What `scratchpad_lease` does (no doc comment: it would land in the schema).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum LeaseAction {
+    #[default]
+    Show,
+    Acquire,
+    Renew,
+    Release,
 }
 
 fn yes() -> bool {

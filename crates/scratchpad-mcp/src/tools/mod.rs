@@ -11,7 +11,9 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotation
 use schemars::JsonSchema;
 use scratchpad_core::figures::counted;
 use scratchpad_core::read::{READ_TIMEOUT, Stop};
-use scratchpad_core::{Kind, ListFilter, ReadMode, Scratchpad, Ttl, WriteOptions};
+use scratchpad_core::{
+    DiffOptions, Kind, ListFilter, ReadMode, Scratchpad, Target, Ttl, WriteOptions,
+};
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -20,10 +22,10 @@ use tokio_util::sync::CancellationToken;
 pub use speak::Mcp;
 
 use args::{
-    DeleteArgs, EditArgs, KindName, ListArgs, PinArgs, ReadArgs, ReadModeName, RenameArgs,
-    SearchArgs, WriteArgs, WriteMode,
+    DeleteArgs, EditArgs, KindName, LeaseAction, LeaseArgs, ListArgs, PinArgs, ReadArgs,
+    ReadModeName, RenameArgs, SearchArgs, WriteArgs, WriteMode,
 };
-use render::{EntrySummary, ListOutput, ReadOutput, SearchOutput};
+use render::{EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
 
 pub const WRITE: &str = "scratchpad_write";
 pub const READ: &str = "scratchpad_read";
@@ -33,6 +35,10 @@ pub const DELETE: &str = "scratchpad_delete";
 pub const SEARCH: &str = "scratchpad_search";
 pub const PIN: &str = "scratchpad_pin";
 pub const RENAME: &str = "scratchpad_rename";
+pub const LEASE: &str = "scratchpad_lease";
+
+/// How long a lease lasts when the call gives no `ttl`.
+const DEFAULT_LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// Most characters one read returns (characters): with JSON escaping, well inside the 16 MiB a
 /// message may take in MCP's stdio and HTTP transports.
@@ -48,19 +54,20 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         tool::<WriteArgs, EntrySummary>(
             WRITE,
-            "Save a note (plan, findings, decisions) or a value; it survives compaction and restarts. \
-             Large values come back as a preview to read in slices.",
+            "Save a note (plan, findings, decisions) or a value of any `content` size; it survives \
+             compaction and restarts. Large values come back as a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
             READ,
             "Read part of a stored entry: grep a log, lines around a number from its preview, the tail, \
-             a jq query on JSON. A cut reply ends with the call that continues it.",
+             a jq query on JSON; or how a note changed.",
             annotations(true, false, true),
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Replace exact text `old` by `new` in a note, e.g. to tick off a plan step.",
+            "Replace exact text `old` by `new` in a note, e.g. to tick off a plan step, or `restore` \
+             an old version.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
@@ -90,12 +97,18 @@ pub fn definitions() -> Vec<Tool> {
             "Rename an entry; a renamed output no longer expires.",
             annotations(false, false, false),
         ),
+        tool::<LeaseArgs, LeaseOutput>(
+            LEASE,
+            "Claim a note while you work on it: `action`=acquire gives a `token` (for `ttl`, default \
+             60s; `holder`: you) to pass as `lease` to writes; writes with an outdated one are refused.",
+            annotations(false, false, false),
+        ),
     ]
 }
 
 /// Whether `name` is one of the scratchpad tools.
 pub fn is_scratchpad_tool(name: &str) -> bool {
-    [WRITE, READ, EDIT, LIST, DELETE, SEARCH, PIN, RENAME].contains(&name)
+    [WRITE, READ, EDIT, LIST, DELETE, SEARCH, PIN, RENAME, LEASE].contains(&name)
 }
 
 /// Runs one scratchpad tool call. Every failure of the tool's job, including bad arguments, is a
@@ -192,7 +205,9 @@ fn dispatch(
         LIST => list(pad, parse(tool, args)?),
         DELETE => {
             let args: DeleteArgs = parse(tool, args)?;
-            let info = pad.delete(&args.name, args.if_version)?;
+            let info = pad
+                .with_lease(args.lease)
+                .delete(&args.name, args.if_version)?;
             Ok(render::entry_result(
                 format!(
                     "Deleted `{}` (version {}, {} bytes).",
@@ -228,6 +243,7 @@ fn dispatch(
                 &info,
             ))
         }
+        LEASE => lease(pad, parse(tool, args)?),
         other => Err(Failure::Internal(format!("unknown tool `{other}`"))),
     }
 }
@@ -289,6 +305,7 @@ fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
         pinned: args.pin,
         ..WriteOptions::default()
     };
+    let pad = pad.with_lease(args.lease);
     let info = match args.mode {
         WriteMode::Overwrite => pad.write(&args.name, &args.content, opts)?,
         WriteMode::Append => pad.append(&args.name, &args.content, opts)?,
@@ -321,7 +338,6 @@ fn write(pad: &Scratchpad, args: WriteArgs) -> Result<CallToolResult, Failure> {
 }
 
 fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolResult, Failure> {
-    let mode = read_mode(&args)?;
     if args.max_chars == Some(0) {
         return Err(Failure::arguments(
             READ,
@@ -330,8 +346,9 @@ fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolR
     }
     // No reply may be larger than a client can take in one message; a full read (even forced)
     // is cut there and continues with the next range.
-    let budget = match (&mode, args.max_chars) {
-        (ReadMode::Full { .. }, None) => Some(MAX_REPLY_CHARS),
+    let full = args.mode.unwrap_or(ReadModeName::Full) == ReadModeName::Full;
+    let budget = match (full, args.max_chars) {
+        (true, None) => Some(MAX_REPLY_CHARS),
         (_, given) => given.map(|chars| {
             usize::try_from(chars)
                 .unwrap_or(usize::MAX)
@@ -339,8 +356,177 @@ fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolR
         }),
     };
     let stop = Stop::after(READ_TIMEOUT).or_when(stop);
-    let reply = pad.read_until(&args.name, &mode, budget, stop)?;
+    match args.mode {
+        Some(ReadModeName::History) => {
+            check_unused(&args, ReadModeName::History)?;
+            let budget = budget.unwrap_or(pad.config().read_budget_chars);
+            return Ok(render::history_result(&pad.history(&args.name)?, budget));
+        }
+        Some(ReadModeName::Diff) => return diff(pad, &args, budget, stop),
+        _ => {}
+    }
+    let mode = read_mode(&args)?;
+    let reply = match args.version {
+        Some(version) => pad.read_version_until(&args.name, version, &mode, budget, stop)?,
+        None => pad.read_until(&args.name, &mode, budget, stop)?,
+    };
     Ok(render::read_result(&reply))
+}
+
+/// `mode=diff`: `version` of this entry (default: the one before the current) against `against`
+/// (default: this entry) at `to` (default: its current version).
+fn diff(
+    pad: &Scratchpad,
+    args: &ReadArgs,
+    budget: Option<usize>,
+    stop: Stop<'_>,
+) -> Result<CallToolResult, Failure> {
+    check_unused(args, ReadModeName::Diff)?;
+    let against = args.against.clone().unwrap_or_else(|| args.name.clone());
+    let version = match (args.version, &args.against, args.to) {
+        (Some(version), _, _) => Some(version),
+        // Alone, a diff shows what the latest change did.
+        (None, None, None) => {
+            let history = pad.history(&args.name)?;
+            let previous = history
+                .versions
+                .iter()
+                .find(|v| v.version < history.entry.version)
+                .map(|v| v.version);
+            match previous {
+                Some(previous) => Some(previous),
+                None => {
+                    return Err(Failure::arguments(
+                        READ,
+                        format!(
+                            "`{}` keeps no older version to compare with; give `against` (another entry) \
+                             or `version`",
+                            args.name
+                        ),
+                    ));
+                }
+            }
+        }
+        (None, _, _) => None,
+    };
+    let cursor =
+        match &args.cursor {
+            Some(text) => Some(text.parse().map_err(|err: scratchpad_core::Error| {
+                Failure::arguments(READ, err.render(&Mcp))
+            })?),
+            None => None,
+        };
+    let a = Target {
+        name: args.name.clone(),
+        version,
+    };
+    let b = Target {
+        name: against,
+        version: args.to,
+    };
+    let opts = DiffOptions {
+        cursor,
+        budget_chars: budget,
+        ..DiffOptions::default()
+    };
+    let reply = pad.diff_until(&a, &b, &opts, stop)?;
+    Ok(render::diff_result(&reply))
+}
+
+/// Arguments given that the history and diff modes do not take.
+fn check_unused(args: &ReadArgs, mode: ReadModeName) -> Result<(), Failure> {
+    let diff = mode == ReadModeName::Diff;
+    let unused: Vec<&str> = [
+        ("n", args.n.is_some()),
+        ("start", args.start.is_some()),
+        ("end", args.end.is_some()),
+        ("from", args.from.is_some()),
+        ("to", args.to.is_some() && !diff),
+        ("pattern", args.pattern.is_some()),
+        ("context", args.context.is_some()),
+        ("max_matches", args.max_matches.is_some()),
+        ("ignore_case", args.ignore_case.is_some()),
+        ("query", args.query.is_some()),
+        ("offset", args.offset.is_some()),
+        ("length", args.length.is_some()),
+        ("force", args.force.is_some()),
+        ("version", args.version.is_some() && !diff),
+        ("against", args.against.is_some() && !diff),
+        ("cursor", args.cursor.is_some() && !diff),
+    ]
+    .into_iter()
+    .filter(|(_, given)| *given)
+    .map(|(field, _)| field)
+    .collect();
+    if unused.is_empty() {
+        return Ok(());
+    }
+    let takes = if diff {
+        "mode=diff takes `version`, `against`, `to`, `cursor`, `max_chars`"
+    } else {
+        "mode=history takes only `name`"
+    };
+    Err(Failure::arguments(
+        READ,
+        format!(
+            "`{}` does not apply to mode={} ({takes})",
+            unused.join("`, `"),
+            mode_str(mode)
+        ),
+    ))
+}
+
+fn lease(pad: &Scratchpad, args: LeaseArgs) -> Result<CallToolResult, Failure> {
+    let ttl = match args.ttl.as_deref() {
+        None => DEFAULT_LEASE_TTL,
+        Some(text) => match text.parse::<Ttl>() {
+            Ok(Ttl::After(ms)) => std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0)),
+            Ok(Ttl::Never | Ttl::Default) => {
+                return Err(Failure::arguments(
+                    LEASE,
+                    "a lease always ends: give `ttl` a duration such as \"60s\" or \"10m\", and renew it",
+                ));
+            }
+            Err(err) => return Err(Failure::arguments(LEASE, err.render(&Mcp))),
+        },
+    };
+    let token = |action: &str| {
+        args.token.ok_or_else(|| {
+            Failure::arguments(
+                LEASE,
+                format!("action={action} needs `token`, the one acquire returned"),
+            )
+        })
+    };
+    let name = &args.name;
+    let (lease, verb) = match args.action {
+        LeaseAction::Show => match pad.lease(name)? {
+            Some(lease) => (lease, "Lease on"),
+            None => {
+                return Ok(render::no_lease_result(name, pad.session()));
+            }
+        },
+        LeaseAction::Acquire => {
+            let holder = args
+                .holder
+                .as_deref()
+                .or(pad.author())
+                .unwrap_or("an unnamed client");
+            (
+                pad.acquire_lease(name, holder, ttl)?,
+                "Acquired the lease on",
+            )
+        }
+        LeaseAction::Renew => (
+            pad.renew_lease(name, token("renew")?, ttl)?,
+            "Renewed the lease on",
+        ),
+        LeaseAction::Release => (
+            pad.release_lease(name, token("release")?)?,
+            "Released the lease on",
+        ),
+    };
+    Ok(render::lease_result(&lease, verb))
 }
 
 /// The entry and the read that `scratchpad_read` arguments ask for, or the message the tool
@@ -403,6 +589,12 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
         ("offset", args.offset.is_some(), mode == ReadModeName::Bytes),
         ("length", args.length.is_some(), mode == ReadModeName::Bytes),
         ("force", args.force.is_some(), mode == ReadModeName::Full),
+        (
+            "against",
+            args.against.is_some(),
+            mode == ReadModeName::Diff,
+        ),
+        ("cursor", args.cursor.is_some(), mode == ReadModeName::Diff),
     ]
     .into_iter()
     .filter(|(_, given, applies)| *given && !applies)
@@ -418,6 +610,8 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
             ReadModeName::Bytes => &["offset", "length"],
             ReadModeName::Full => &["force"],
             ReadModeName::Summary => &["from"],
+            ReadModeName::History => &[],
+            ReadModeName::Diff => &["version", "against", "to", "cursor"],
         };
         let hint = if args.mode.is_none() {
             " (no mode was given, so it defaulted to full; set mode)".to_owned()
@@ -472,6 +666,12 @@ fn read_mode(args: &ReadArgs) -> Result<ReadMode, Failure> {
             force: args.force.unwrap_or(false),
         },
         ReadModeName::Summary => ReadMode::Summary { from: args.from },
+        ReadModeName::History | ReadModeName::Diff => {
+            return Err(Failure::arguments(
+                READ,
+                format!("mode={} reads no content", mode_str(mode)),
+            ));
+        }
     })
 }
 
@@ -486,17 +686,41 @@ fn mode_str(mode: ReadModeName) -> &'static str {
         ReadModeName::Bytes => "bytes",
         ReadModeName::Full => "full",
         ReadModeName::Summary => "summary",
+        ReadModeName::History => "history",
+        ReadModeName::Diff => "diff",
     }
 }
 
 fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
-    let outcome = pad.edit(
-        &args.name,
-        &args.old,
-        &args.new,
-        args.replace_all,
-        args.if_version,
-    )?;
+    let pad = pad.with_lease(args.lease);
+    let (old, new) = match (args.restore, args.old, args.new) {
+        (Some(version), None, None) if !args.replace_all => {
+            let info = pad.restore(&args.name, version, args.if_version)?;
+            return Ok(render::entry_result(
+                format!(
+                    "Restored `{}` to the content of version {version}; now version {} ({}).",
+                    info.name,
+                    info.version,
+                    counted(info.chars, "char", "chars")
+                ),
+                &info,
+            ));
+        }
+        (Some(_), _, _) => {
+            return Err(Failure::arguments(
+                EDIT,
+                "`restore` makes an older version current again and takes no `old`, `new` or `replace_all`",
+            ));
+        }
+        (None, Some(old), Some(new)) => (old, new),
+        (None, _, _) => {
+            return Err(Failure::arguments(
+                EDIT,
+                "give `old` (the exact text to replace) and `new`, or `restore` with a version number",
+            ));
+        }
+    };
+    let outcome = pad.edit(&args.name, &old, &new, args.replace_all, args.if_version)?;
     let info = &outcome.entry;
     Ok(render::entry_result(
         format!(
@@ -528,6 +752,7 @@ fn list(pad: &Scratchpad, args: ListArgs) -> Result<CallToolResult, Failure> {
         tool: args.tool,
         pinned: args.pinned,
         turn: args.turn,
+        author: None,
     };
     let page = pad.list(&filter, args.cursor.as_deref(), limit)?;
     let stats = pad.stats()?;

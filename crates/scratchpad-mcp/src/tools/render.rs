@@ -4,11 +4,13 @@
 
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Resource};
 use schemars::JsonSchema;
-use scratchpad_core::figures::{counted, thousands};
-use scratchpad_core::{EntryInfo, Page, ReadReply, SearchHit, Speak, Stats};
+use scratchpad_core::figures::{counted, span, thousands, utc_time};
+use scratchpad_core::{
+    DiffReply, EntryInfo, History, Lease, Page, ReadReply, SearchHit, Speak, Stats,
+};
 use serde::Serialize;
 
-use super::speak::{Mcp, read_arguments};
+use super::speak::{Mcp, call_arguments};
 
 /// What the tools say about one entry.
 #[derive(Debug, Clone, Serialize, JsonSchema)]
@@ -35,6 +37,9 @@ pub struct EntrySummary {
     /// The tool whose output this is, for automatic outputs.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<String>,
+    /// Who wrote the current version, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
     /// The entry as an MCP resource.
     pub uri: String,
 }
@@ -54,6 +59,7 @@ impl From<&EntryInfo> for EntrySummary {
             expires_at: info.expires_at,
             updated_at: info.updated_at,
             tool: info.source.tool.clone(),
+            author: info.author.clone(),
             uri: entry_uri(&info.session, &info.name),
         }
     }
@@ -79,6 +85,51 @@ pub struct ReadOutput {
     pub total_matches: Option<u64>,
     /// Clamping and other remarks.
     pub notes: Vec<String>,
+    /// The version read, when an older one was asked for.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<u64>,
+    /// mode=history: the versions, newest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub versions: Option<Vec<VersionOutput>>,
+    /// mode=diff: lines added and removed in the hunks shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub added: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<u64>,
+}
+
+/// One version of an entry.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct VersionOutput {
+    pub version: u64,
+    pub bytes: u64,
+    pub lines: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Unix milliseconds.
+    pub written_at: i64,
+    /// What the change that made it did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+}
+
+/// A lease on a name.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct LeaseOutput {
+    pub name: String,
+    /// `held`, `expired`, `released`, or `none` when nobody ever acquired it.
+    pub state: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub holder: Option<String>,
+    /// The fencing token of the latest claim; pass it as `lease` with your writes.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub token: Option<u64>,
+    /// Unix milliseconds by the store's clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    /// Milliseconds left by the store's clock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_in_ms: Option<i64>,
 }
 
 /// One page of `scratchpad_list`.
@@ -146,6 +197,9 @@ fn describe(info: &EntryInfo) -> String {
     if let Some(tool) = &info.source.tool {
         text.push_str(&format!(", output of {tool}"));
     }
+    if let Some(author) = &info.author {
+        text.push_str(&format!(", by {author}"));
+    }
     text
 }
 
@@ -160,14 +214,170 @@ pub fn read_result(reply: &ReadReply) -> CallToolResult {
         location: reply.location.clone(),
         truncated: reply.truncated,
         continuation: reply.next_call().map(|call| Mcp.call(&call)),
-        continuation_arguments: reply
-            .continuation
-            .as_ref()
-            .map(|mode| read_arguments(&reply.name, mode)),
+        continuation_arguments: reply.next_call().as_ref().and_then(call_arguments),
         total_matches: reply.total_matches,
         notes: reply.notes.clone(),
+        version: reply.version,
+        versions: None,
+        added: None,
+        removed: None,
     };
     structured(reply.render(&Mcp), &output)
+}
+
+/// An entry's versions, newest first, as many as `budget_chars` holds.
+pub fn history_result(history: &History, budget_chars: usize) -> CallToolResult {
+    let entry = &history.entry;
+    let kept = history.versions.len() - 1;
+    let mut text = format!(
+        "`{}` is at version {}; {} kept{}.\n",
+        entry.name,
+        entry.version,
+        counted(kept as u64, "older version", "older versions"),
+        if history.keeps_history {
+            ""
+        } else {
+            " (outputs of tools keep none)"
+        }
+    );
+    for (listed, v) in history.versions.iter().enumerate() {
+        let line = format!(
+            "v{}{} {} by {}, {}, {}: {}\n",
+            v.version,
+            if v.version == entry.version {
+                " (current)"
+            } else {
+                ""
+            },
+            utc_time(v.written_at),
+            v.author.as_deref().unwrap_or("unknown"),
+            counted(v.bytes, "byte", "bytes"),
+            counted(v.lines, "line", "lines"),
+            v.change
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), ToString::to_string)
+        );
+        if listed > 0 && text.len() + line.len() > budget_chars {
+            text.push_str(&format!(
+                "… {} older not listed: read one with version=N.\n",
+                counted(
+                    (history.versions.len() - listed) as u64,
+                    "version",
+                    "versions"
+                )
+            ));
+            break;
+        }
+        text.push_str(&line);
+    }
+    if kept > 0 {
+        text.push_str(
+            "Read one with version=N (any mode), compare with mode=diff, bring one back with \
+             scratchpad_edit(restore=N).",
+        );
+    }
+    let output = ReadOutput {
+        name: entry.name.clone(),
+        kind: entry.kind.as_str().to_owned(),
+        location: format!(
+            "history: {}",
+            counted(history.versions.len() as u64, "version", "versions")
+        ),
+        truncated: false,
+        continuation: None,
+        continuation_arguments: None,
+        total_matches: None,
+        notes: Vec::new(),
+        version: None,
+        versions: Some(
+            history
+                .versions
+                .iter()
+                .map(|v| VersionOutput {
+                    version: v.version,
+                    bytes: v.bytes,
+                    lines: v.lines,
+                    author: v.author.clone(),
+                    written_at: v.written_at,
+                    change: v.change.as_ref().map(ToString::to_string),
+                })
+                .collect(),
+        ),
+        added: None,
+        removed: None,
+    };
+    structured(text.trim_end().to_owned(), &output)
+}
+
+pub fn diff_result(reply: &DiffReply) -> CallToolResult {
+    let next = reply.next_call();
+    let output = ReadOutput {
+        name: reply.a.name.clone(),
+        kind: reply.a.kind.as_str().to_owned(),
+        location: reply.summary(),
+        truncated: reply.truncated,
+        continuation: next.as_ref().map(|call| Mcp.call(call)),
+        continuation_arguments: next.as_ref().and_then(call_arguments),
+        total_matches: None,
+        notes: reply.notes.clone(),
+        version: Some(reply.a.version),
+        versions: None,
+        added: Some(reply.added),
+        removed: Some(reply.removed),
+    };
+    structured(reply.render(&Mcp), &output)
+}
+
+pub fn lease_result(lease: &Lease, verb: &str) -> CallToolResult {
+    let state = lease.state();
+    let mut text = format!("{verb} `{}`: ", lease.name);
+    match (&lease.holder, state) {
+        (Some(holder), scratchpad_core::LeaseState::Held) => text.push_str(&format!(
+            "token {}, held by {holder} until {} ({} by the store's clock).",
+            lease.token,
+            utc_time(lease.expires_at),
+            span(lease.remaining_ms())
+        )),
+        (Some(holder), _) => text.push_str(&format!(
+            "token {}, last held by {holder}, expired at {}; anyone may acquire it.",
+            lease.token,
+            utc_time(lease.expires_at)
+        )),
+        (None, _) => text.push_str(&format!(
+            "released (latest token {}); anyone may acquire it.",
+            lease.token
+        )),
+    }
+    if verb.starts_with("Acquired") || verb.starts_with("Renewed") {
+        text.push_str(&format!(
+            " Pass lease={} when writing `{}`; renew before it expires.",
+            lease.token, lease.name
+        ));
+    }
+    let output = LeaseOutput {
+        name: lease.name.clone(),
+        state: state.as_str().to_owned(),
+        holder: lease.holder.clone(),
+        token: Some(lease.token),
+        expires_at: Some(lease.expires_at),
+        expires_in_ms: Some(lease.remaining_ms()),
+    };
+    structured(text, &output)
+}
+
+pub fn no_lease_result(name: &str, session: &str) -> CallToolResult {
+    let output = LeaseOutput {
+        name: name.to_owned(),
+        state: "none".to_owned(),
+        holder: None,
+        token: None,
+        expires_at: None,
+        expires_in_ms: None,
+    };
+    structured(
+        format!("Nobody ever acquired a lease on `{name}` in session `{session}`."),
+        &output,
+    )
 }
 
 pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult {

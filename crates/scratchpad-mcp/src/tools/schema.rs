@@ -1,7 +1,8 @@
 //! Input schemas as compact as a model can read them. A model pays for every tool definition on every
 //! turn, so the schema says what a client needs to validate a call and a model needs to make one, and
 //! nothing else: no titles, no integer formats, no `null` alternatives for optional fields (leaving a
-//! field out is how a call says "none"), enums inline, descriptions on one line, and no
+//! field out is how a call says "none"), no `default: false` (a switch left out is off), enums
+//! inline, descriptions on one line, and no
 //! `additionalProperties: false` (see [`input`]).
 
 use std::sync::Arc;
@@ -62,6 +63,10 @@ fn compact(schema: &mut Value) {
     object.remove("format");
     if object.get("minimum") == Some(&Value::from(0)) {
         object.remove("minimum");
+    }
+    // A switch that is off unless given says nothing by saying so.
+    if object.get("default") == Some(&Value::Bool(false)) {
+        object.remove("default");
     }
     if let Some(Value::Array(values)) = object.get_mut("enum") {
         values.retain(|value| !value.is_null());

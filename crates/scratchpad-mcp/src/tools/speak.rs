@@ -6,7 +6,8 @@ use rmcp::model::JsonObject;
 use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
 use serde_json::{Value, json};
 
-use super::{LIST, READ};
+use super::{LEASE, LIST, READ};
+use scratchpad_core::diff::DiffCall;
 
 /// The MCP spelling of calls and arguments.
 #[derive(Debug, Clone, Copy, Default)]
@@ -59,6 +60,59 @@ fn read_pairs(name: &str, mode: &ReadMode) -> Vec<(&'static str, Value)> {
     pairs
 }
 
+/// The arguments of the `scratchpad_read` call that performs `mode` on version `version`.
+pub fn read_version_arguments(name: &str, version: u64, mode: &ReadMode) -> JsonObject {
+    version_pairs(name, version, mode)
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+fn version_pairs(name: &str, version: u64, mode: &ReadMode) -> Vec<(&'static str, Value)> {
+    let mut pairs = read_pairs(name, mode);
+    pairs.insert(1, ("version", json!(version)));
+    pairs
+}
+
+/// The arguments of the `scratchpad_read` call (mode=diff) that compares what `diff` names.
+pub fn diff_arguments(diff: &DiffCall) -> JsonObject {
+    diff_pairs(diff)
+        .into_iter()
+        .map(|(key, value)| (key.to_owned(), value))
+        .collect()
+}
+
+fn diff_pairs(diff: &DiffCall) -> Vec<(&'static str, Value)> {
+    let mut pairs = vec![("name", json!(diff.a.name)), ("mode", json!("diff"))];
+    if let Some(version) = diff.a.version {
+        pairs.push(("version", json!(version)));
+    }
+    if diff.b.name != diff.a.name {
+        pairs.push(("against", json!(diff.b.name)));
+    }
+    if let Some(to) = diff.b.version {
+        pairs.push(("to", json!(to)));
+    }
+    if let Some(cursor) = diff.cursor {
+        pairs.push(("cursor", json!(cursor.to_string())));
+    }
+    pairs
+}
+
+/// The arguments of a call, for a client to send as they are: continuations.
+pub fn call_arguments(call: &Call) -> Option<JsonObject> {
+    match call {
+        Call::Read { name, mode } => Some(read_arguments(name, mode)),
+        Call::ReadVersion {
+            name,
+            version,
+            mode,
+        } => Some(read_version_arguments(name, *version, mode)),
+        Call::Diff(diff) => Some(diff_arguments(diff)),
+        Call::List | Call::History { .. } | Call::Lease { .. } => None,
+    }
+}
+
 /// `tool(key=value, …)` with every value in JSON.
 fn spell(tool: &str, pairs: &[(&str, Value)]) -> String {
     let args: Vec<String> = pairs.iter().map(|(k, v)| format!("{k}={v}")).collect();
@@ -69,7 +123,19 @@ impl Speak for Mcp {
     fn call(&self, call: &Call) -> String {
         match call {
             Call::Read { name, mode } => spell(READ, &read_pairs(name, mode)),
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => spell(READ, &version_pairs(name, *version, mode)),
             Call::List => spell(LIST, &[]),
+            Call::History { name } => {
+                spell(READ, &[("name", json!(name)), ("mode", json!("history"))])
+            }
+            Call::Lease { name } => {
+                spell(LEASE, &[("name", json!(name)), ("action", json!("show"))])
+            }
+            Call::Diff(diff) => spell(READ, &diff_pairs(diff)),
         }
     }
 
@@ -80,6 +146,7 @@ impl Speak for Mcp {
             ArgName::IfVersion => "if_version",
             ArgName::MaxMatches => "max_matches",
             ArgName::FromLine => "from",
+            ArgName::Lease => "lease",
         };
         match arg.value {
             ArgValue::On => format!("{name}=true"),

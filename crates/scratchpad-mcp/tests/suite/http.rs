@@ -488,3 +488,36 @@ async fn each_token_is_its_own_session() {
         "{session}"
     );
 }
+
+/// Over HTTP with tokens, what a client writes is recorded as written by its token's identity,
+/// which it cannot choose, not by the name it gives itself.
+#[tokio::test]
+async fn writes_name_the_token_as_their_author() {
+    let server = start(&[ALICE, BOB], 1 << 20).await;
+    let mut alice = Client::connect(server.addr, ALICE).await;
+    let written = alice
+        .call(
+            "scratchpad_write",
+            json!({"name": "plan", "content": "alice's plan"}),
+        )
+        .await;
+    let author = written["structuredContent"]["author"].as_str().unwrap();
+    let session = alice.call("scratchpad_list", json!({})).await["structuredContent"]["session"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert_eq!(author, session, "the token's identity, not `raw-http-test`");
+    let history = alice
+        .call(
+            "scratchpad_read",
+            json!({"name": "plan", "mode": "history"}),
+        )
+        .await;
+    assert!(
+        history["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains(&format!("by {session}")),
+        "{history}"
+    );
+}

@@ -5,4 +5,5 @@ mod http;
 mod proxy;
 mod resources;
 mod sessions;
+mod shared_notes;
 mod tools;

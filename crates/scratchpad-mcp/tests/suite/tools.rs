@@ -20,7 +20,8 @@ async fn tool_list_has_every_tool_with_described_arguments() {
                 "scratchpad_delete",
                 "scratchpad_search",
                 "scratchpad_pin",
-                "scratchpad_rename"
+                "scratchpad_rename",
+                "scratchpad_lease"
             ],
             "{era:?}"
         );
@@ -35,6 +36,8 @@ async fn tool_list_has_every_tool_with_described_arguments() {
             "kind",
             "turn",
             "new_name",
+            // The lease token, which `scratchpad_lease` hands out and says to pass as `lease`.
+            "lease",
         ];
         for tool in &tools {
             let description = tool.description.as_deref().unwrap_or_default();

@@ -11,7 +11,7 @@ use crate::cli::{LsArgs, SearchArgs, ShowArgs};
 use crate::speak::shell_word;
 
 use crate::format::{expires, human_bytes, relative, table};
-use scratchpad_core::figures::counted;
+use scratchpad_core::figures::{counted, utc_time};
 use scratchpad_core::model::now_ms;
 
 pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
@@ -85,6 +85,7 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
         tool: args.tool.clone(),
         pinned: args.pinned.then_some(true),
         turn: args.turn.clone(),
+        author: args.author.clone(),
     };
     let page = ctx.pad.list(&filter, args.cursor.as_deref(), args.limit)?;
     if ctx.json {
@@ -105,12 +106,16 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
         .entries
         .iter()
         .map(|e| {
-            vec![
+            let mut row = vec![
                 e.name.clone(),
                 e.kind.to_string(),
                 human_bytes(e.bytes),
                 thousands(e.lines),
-                relative(e.updated_at, now),
+                if args.long {
+                    utc_time(e.updated_at).trim_end_matches(" UTC").to_owned()
+                } else {
+                    relative(e.updated_at, now)
+                },
                 if e.pinned {
                     "never (pinned)".to_owned()
                 } else {
@@ -118,13 +123,22 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
                 },
                 if e.pinned { "yes" } else { "-" }.to_owned(),
                 e.version.to_string(),
-            ]
+            ];
+            if args.long {
+                row.push(e.author.clone().unwrap_or_else(|| "-".to_owned()));
+            }
+            row
         })
         .collect();
-    let header = [
+    let mut header = vec![
         "NAME", "KIND", "SIZE", "LINES", "UPDATED", "EXPIRES", "PIN", "VER",
     ];
-    let right = [false, false, true, true, false, false, false, true];
+    let mut right = vec![false, false, true, true, false, false, false, true];
+    if args.long {
+        header[4] = "UPDATED (UTC)";
+        header.push("AUTHOR");
+        right.push(false);
+    }
     ctx.out
         .write_all(table(&header, &rows, &right).as_bytes())?;
     if let Some(cursor) = &page.next_cursor {
@@ -146,6 +160,10 @@ fn next_page_command(command: &str, args: &LsArgs, cursor: &str) -> String {
     flag("prefix", args.prefix.as_deref());
     flag("tool", args.tool.as_deref());
     flag("turn", args.turn.as_deref());
+    flag("author", args.author.as_deref());
+    if args.long {
+        cmd.push_str(" --long");
+    }
     if args.pinned {
         cmd.push_str(" --pinned");
     }

@@ -1,7 +1,9 @@
 //! One module per group of commands; each command is a thin call into the engine plus its output.
 
 pub mod clients;
+pub mod history;
 pub mod inspect;
+pub mod lease;
 pub mod mcp;
 pub mod notes;
 pub mod put;

@@ -43,7 +43,7 @@ fn report(ctx: &mut Ctx, info: &EntryInfo, line: String) -> anyhow::Result<u8> {
 pub fn write(ctx: &mut Ctx, args: WriteArgs) -> anyhow::Result<u8> {
     let ttl = parse_ttl_flag(args.keep.ttl.as_deref())?;
     let text = text_or_stdin(args.text, "write")?;
-    let info = ctx.pad.write(
+    let info = ctx.pad.with_lease(args.lease).write(
         &args.name,
         &text,
         WriteOptions {
@@ -64,7 +64,7 @@ pub fn write(ctx: &mut Ctx, args: WriteArgs) -> anyhow::Result<u8> {
 
 pub fn append(ctx: &mut Ctx, args: AppendArgs) -> anyhow::Result<u8> {
     let text = text_or_stdin(args.text, "append")?;
-    let info = ctx.pad.append(
+    let info = ctx.pad.with_lease(args.lease).append(
         &args.name,
         &text,
         WriteOptions {
@@ -83,7 +83,7 @@ pub fn append(ctx: &mut Ctx, args: AppendArgs) -> anyhow::Result<u8> {
 }
 
 pub fn edit(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<u8> {
-    let outcome = ctx.pad.edit(
+    let outcome = ctx.pad.with_lease(args.lease).edit(
         &args.name,
         &args.old,
         &args.new,
@@ -111,9 +111,10 @@ pub fn edit(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<u8> {
 }
 
 pub fn mv(ctx: &mut Ctx, args: &MvArgs) -> anyhow::Result<u8> {
-    let info = ctx
-        .pad
-        .rename(&args.name, &args.new_name, args.if_version)?;
+    let info =
+        ctx.pad
+            .with_lease(args.lease)
+            .rename(&args.name, &args.new_name, args.if_version)?;
     let line = format!(
         "renamed `{}` to `{}` (version {})",
         args.name, info.name, info.version
@@ -124,8 +125,9 @@ pub fn mv(ctx: &mut Ctx, args: &MvArgs) -> anyhow::Result<u8> {
 pub fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<u8> {
     let mut removed = Vec::new();
     let mut failed = Vec::new();
+    let pad = ctx.pad.with_lease(args.lease);
     for name in &args.names {
-        match ctx.pad.delete(name, args.if_version) {
+        match pad.delete(name, args.if_version) {
             Ok(info) => {
                 if !ctx.json {
                     writeln!(ctx.out, "removed `{}`", info.name)?;

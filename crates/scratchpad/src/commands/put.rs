@@ -31,7 +31,7 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
     };
     let mut progress = Progress::new(ctx.json, total);
     let mut on_progress = |bytes: u64| progress.update(bytes);
-    let info = ctx.pad.put(
+    let info = ctx.pad.with_lease(args.lease).put(
         &mut input,
         PutOptions {
             name: args.name,
@@ -44,6 +44,7 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
             ttl,
             pinned: args.keep.pin,
             condition: args.if_version.map(WriteCondition::IfVersion),
+            keep_history: args.keep_history,
             progress: Some(&mut on_progress),
         },
     )?;

@@ -13,7 +13,7 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
     if args.raw && ctx.json {
         anyhow::bail!("--raw prints the content alone and --json wraps it in JSON; choose one");
     }
-    if args.raw && matches!(mode, ReadMode::Full { .. }) {
+    if args.raw && matches!(mode, ReadMode::Full { .. }) && args.version.is_none() {
         // Streamed as stored, so an export works for any size and any kind, binary included.
         let (_, mut content) = ctx.pad.open_content(&args.reference)?;
         std::io::copy(&mut content, &mut ctx.out)?;
@@ -24,7 +24,12 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
         (true, None) => Some(usize::MAX / 8),
         (_, budget) => budget,
     };
-    let reply = ctx.pad.read(&args.reference, &mode, budget)?;
+    let reply = match args.version {
+        Some(version) => ctx
+            .pad
+            .read_version(&args.reference, version, &mode, budget)?,
+        None => ctx.pad.read(&args.reference, &mode, budget)?,
+    };
     if ctx.json {
         ctx.print_json(&reply)?;
     } else if args.raw {

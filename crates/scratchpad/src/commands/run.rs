@@ -141,6 +141,7 @@ fn store_output(
             ttl,
             pinned: args.keep.pin,
             condition: None,
+            keep_history: false,
             progress: Some(&mut on_progress),
         },
     );

@@ -1,4 +1,5 @@
 mod bad_input;
+mod big_diff;
 mod json_output;
 mod mcp_clients;
 mod mcp_e2e;
@@ -9,4 +10,5 @@ mod put_read;
 mod python_package;
 mod run;
 mod sessions;
+mod shared_notes;
 mod snapshots;

@@ -134,3 +134,31 @@ fn a_refused_connection_names_the_server_not_the_password() {
     assert!(!run.stderr.contains("secret"), "{}", run.stderr);
     assert_eq!(run.stderr.lines().count(), 1, "{}", run.stderr);
 }
+
+/// The two-agent story on a shared PostgreSQL store, each agent with its own connections, as on
+/// two machines: the lease's expiry is the server's.
+#[test]
+fn two_agents_share_a_plan_on_postgres() {
+    use super::shared_notes::{Agent, two_agents_share_a_plan};
+    let session = format!(
+        "team-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_millis()
+    );
+    let (machine_a, machine_b) = (pg_pad(), pg_pad());
+    two_agents_share_a_plan(
+        &Agent {
+            pad: &machine_a,
+            session: &session,
+            author: "agent-a",
+        },
+        &Agent {
+            pad: &machine_b,
+            session: &session,
+            author: "agent-b",
+        },
+    );
+}

@@ -1,0 +1,224 @@
+//! Note history: every change records who made it, when, and what it did, and the version it
+//! replaced is kept (its content by reference, like an entry's), so an old version can be read,
+//! compared and made current again.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+use crate::figures::{counted, thousands, utc_time};
+use crate::model::{EntryInfo, Kind};
+
+/// Lines a change added and removed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineDelta {
+    pub added: u64,
+    pub removed: u64,
+}
+
+impl fmt::Display for LineDelta {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "+{} −{} {}",
+            thousands(self.added),
+            thousands(self.removed),
+            if self.added + self.removed == 1 {
+                "line"
+            } else {
+                "lines"
+            }
+        )
+    }
+}
+
+/// What one change did, recorded with the version it produced. `Display` gives the one-line
+/// summary a history shows: `+3 −1 lines`, `appended 42 bytes`, `restored version 2`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "change", rename_all = "snake_case")]
+pub enum Change {
+    /// The entry came into being.
+    Created,
+    /// The content was replaced; the lines it added and removed when they were counted (notes up
+    /// to [`DELTA_MAX_BYTES`]).
+    Written {
+        lines: Option<LineDelta>,
+    },
+    /// Text was added at the end.
+    Appended {
+        bytes: u64,
+        lines: u64,
+    },
+    /// Exact text was replaced.
+    Edited {
+        replacements: u64,
+        lines: LineDelta,
+    },
+    /// An older version was made current again.
+    Restored {
+        from: u64,
+    },
+    Renamed {
+        from: String,
+    },
+    Pinned,
+    Unpinned,
+    /// The lifetime was set: when the entry now expires, if ever.
+    Lifetime {
+        expires_at: Option<i64>,
+    },
+    /// The caller's metadata was replaced.
+    Meta,
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Created => f.write_str("created"),
+            Self::Written { lines: None } => f.write_str("replaced"),
+            Self::Written {
+                lines:
+                    Some(LineDelta {
+                        added: 0,
+                        removed: 0,
+                    }),
+            } => f.write_str("rewritten, content unchanged"),
+            Self::Written { lines: Some(delta) } => write!(f, "{delta}"),
+            Self::Appended { bytes, lines } => {
+                write!(f, "appended {}", counted(*bytes, "byte", "bytes"))?;
+                if *lines > 0 {
+                    write!(f, " ({})", counted(*lines, "line", "lines"))?;
+                }
+                Ok(())
+            }
+            Self::Edited {
+                replacements,
+                lines,
+            } => write!(
+                f,
+                "edited: {}, {lines}",
+                counted(*replacements, "replacement", "replacements")
+            ),
+            Self::Restored { from } => write!(f, "restored version {from}"),
+            Self::Renamed { from } => write!(f, "renamed from `{from}`"),
+            Self::Pinned => f.write_str("pinned"),
+            Self::Unpinned => f.write_str("unpinned"),
+            Self::Lifetime {
+                expires_at: Some(at),
+            } => write!(f, "lifetime set: expires {}", utc_time(*at)),
+            Self::Lifetime { expires_at: None } => f.write_str("lifetime set: never expires"),
+            Self::Meta => f.write_str("metadata replaced"),
+        }
+    }
+}
+
+/// Largest content (bytes, each side) whose replacement is summarised as lines added and removed;
+/// larger replacements say "replaced".
+pub const DELTA_MAX_BYTES: u64 = 1024 * 1024;
+
+/// One version of an entry: the current one or one it keeps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VersionInfo {
+    pub version: u64,
+    pub kind: Kind,
+    pub bytes: u64,
+    pub chars: u64,
+    pub lines: u64,
+    /// blake3 of the content, hex.
+    pub hash: String,
+    /// Who wrote it, when known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// When it was written (unix milliseconds).
+    pub written_at: i64,
+    /// What the change that produced it did; absent for versions written before changes were recorded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub change: Option<Change>,
+}
+
+/// An entry's versions, newest first: the current one, then those it keeps.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct History {
+    pub entry: EntryInfo,
+    pub versions: Vec<VersionInfo>,
+    /// Whether changes keep the version they replace (notes do; outputs of tools only when asked).
+    pub keeps_history: bool,
+}
+
+impl History {
+    /// The oldest and newest version numbers kept besides the current one, if any.
+    pub fn kept_range(&self) -> Option<(u64, u64)> {
+        let kept = self
+            .versions
+            .iter()
+            .filter(|v| v.version != self.entry.version);
+        let oldest = kept.clone().map(|v| v.version).min()?;
+        let newest = kept.map(|v| v.version).max()?;
+        Some((oldest, newest))
+    }
+}
+
+/// How many replaced versions an entry keeps, and for how long after they were replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryPolicy {
+    /// Replaced versions kept per entry, newest first; 0 keeps none.
+    pub versions: u32,
+    /// Versions replaced longer ago than this (ms) are dropped; `None` keeps them regardless of age.
+    pub max_age_ms: Option<i64>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_change_reads_as_one_line() {
+        let cases = [
+            (Change::Created, "created"),
+            (Change::Written { lines: None }, "replaced"),
+            (
+                Change::Written {
+                    lines: Some(LineDelta {
+                        added: 3,
+                        removed: 1,
+                    }),
+                },
+                "+3 −1 lines",
+            ),
+            (
+                Change::Written {
+                    lines: Some(LineDelta::default()),
+                },
+                "rewritten, content unchanged",
+            ),
+            (
+                Change::Appended {
+                    bytes: 1_234,
+                    lines: 2,
+                },
+                "appended 1,234 bytes (2 lines)",
+            ),
+            (
+                Change::Edited {
+                    replacements: 1,
+                    lines: LineDelta {
+                        added: 1,
+                        removed: 0,
+                    },
+                },
+                "edited: 1 replacement, +1 −0 line",
+            ),
+            (Change::Restored { from: 2 }, "restored version 2"),
+            (Change::Renamed { from: "a".into() }, "renamed from `a`"),
+            (
+                Change::Lifetime { expires_at: None },
+                "lifetime set: never expires",
+            ),
+        ];
+        for (change, line) in cases {
+            assert_eq!(change.to_string(), line);
+            let json = serde_json::to_string(&change).unwrap();
+            assert_eq!(serde_json::from_str::<Change>(&json).unwrap(), change);
+        }
+    }
+}

@@ -1,0 +1,523 @@
+//! Note history on every backend: the right versions are kept (and only those) through edits and
+//! collection, old versions read with every mode, restore, diff, and who wrote what.
+
+use std::time::Duration;
+
+use scratchpad_core::{
+    Call, Change, Config, ConflictKind, DiffCursor, DiffOptions, Error, ListFilter, PutOptions,
+    ReadMode, Scratchpad, Source, Target, Ttl, WriteOptions,
+};
+
+use crate::common::{Backend, log_with_errors, put};
+
+/// The content of version `v` of the edited note: distinct, and a size of its own.
+fn body(v: u64) -> String {
+    format!("version {v}\n{}\n", "x".repeat(1_000 + v as usize))
+}
+
+fn whole(pad: &Scratchpad, name: &str) -> String {
+    pad.read(name, &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text
+}
+
+fn version(pad: &Scratchpad, name: &str, v: u64) -> String {
+    pad.read_version(name, v, &ReadMode::Full { force: true }, None)
+        .unwrap()
+        .text
+}
+
+fn history_keeps_the_right_versions_after_100_edits_and_gc(backend: Backend) {
+    let (_store, pad) = backend.pad_with(Config {
+        history_versions: 20,
+        ..Config::default()
+    });
+    let authors = [
+        pad.with_author("agent-a").unwrap(),
+        pad.with_author("agent-b").unwrap(),
+    ];
+    authors[0]
+        .write("plan", &body(1), WriteOptions::default())
+        .unwrap();
+    for v in 2..=101 {
+        let writer = &authors[(v % 2) as usize];
+        match v % 3 {
+            0 => {
+                let old = body(v - 1);
+                let new = body(v);
+                writer.edit("plan", &old, &new, false, Some(v - 1)).unwrap();
+            }
+            _ => {
+                writer
+                    .write(
+                        "plan",
+                        &body(v),
+                        WriteOptions {
+                            if_version: Some(v - 1),
+                            ..WriteOptions::default()
+                        },
+                    )
+                    .unwrap();
+            }
+        }
+    }
+    // Something else comes and goes, so collection has work to do.
+    put(&pad, "scratch", b"temporary content");
+    pad.delete("scratch", None).unwrap();
+    let report = pad.gc().unwrap();
+    assert_eq!(
+        report.versions_removed, 0,
+        "writes already trimmed the history"
+    );
+
+    let history = pad.history("plan").unwrap();
+    assert_eq!(history.entry.version, 101);
+    let numbers: Vec<u64> = history.versions.iter().map(|v| v.version).collect();
+    let expected: Vec<u64> = (81..=101).rev().collect();
+    assert_eq!(
+        numbers, expected,
+        "the current version and the 20 before it"
+    );
+    for kept in &history.versions {
+        assert_eq!(version(&pad, "plan", kept.version), body(kept.version));
+        assert_eq!(kept.bytes, body(kept.version).len() as u64);
+        let writer = if kept.version % 2 == 0 {
+            "agent-a"
+        } else {
+            "agent-b"
+        };
+        assert_eq!(kept.author.as_deref(), Some(writer), "v{}", kept.version);
+        let change = kept.change.clone().unwrap();
+        match kept.version % 3 {
+            0 => assert!(
+                matches!(
+                    change,
+                    Change::Edited {
+                        replacements: 1,
+                        ..
+                    }
+                ),
+                "{change:?}"
+            ),
+            _ => assert!(
+                matches!(change, Change::Written { lines: Some(_) }),
+                "{change:?}"
+            ),
+        }
+    }
+    // Versions no longer kept are gone, with their content: what the store holds is exactly the
+    // kept versions' content.
+    let err = pad
+        .read_version("plan", 80, &ReadMode::Full { force: true }, None)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("version 80 of `plan` is not kept"), "{err}");
+    let kept_bytes: u64 = (81..=101).map(|v| body(v).len() as u64).sum();
+    assert_eq!(pad.stats().unwrap().store_bytes, kept_bytes);
+
+    // Deleting the note frees its history too.
+    pad.delete("plan", None).unwrap();
+    pad.gc().unwrap();
+    assert_eq!(pad.stats().unwrap().store_bytes, 0);
+}
+
+fn every_version_is_kept_by_default(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.write("plan", &body(1), WriteOptions::default())
+        .unwrap();
+    for v in 2..=101 {
+        pad.write("plan", &body(v), WriteOptions::default())
+            .unwrap();
+    }
+    let history = pad.history("plan").unwrap();
+    assert_eq!(history.versions.len(), 101);
+    assert_eq!(history.versions.last().unwrap().version, 1);
+    assert_eq!(
+        history.versions.last().unwrap().change,
+        Some(Change::Created)
+    );
+    assert_eq!(version(&pad, "plan", 1), body(1));
+}
+
+fn versions_past_the_age_limit_are_collected(backend: Backend) {
+    let (_store, pad) = backend.pad_with(Config {
+        history_max_age: Ttl::After(500),
+        ..Config::default()
+    });
+    pad.write("plan", "one\n", WriteOptions::default()).unwrap();
+    pad.write("plan", "two\n", WriteOptions::default()).unwrap();
+    assert_eq!(pad.history("plan").unwrap().versions.len(), 2);
+    std::thread::sleep(Duration::from_millis(700));
+    let report = pad.gc().unwrap();
+    assert_eq!(report.versions_removed, 1, "{report:?}");
+    assert!(report.bytes_freed >= 4, "{report:?}");
+    let history = pad.history("plan").unwrap();
+    assert_eq!(history.versions.len(), 1);
+    assert_eq!(whole(&pad, "plan"), "two\n");
+}
+
+fn old_versions_read_with_every_mode(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let log = log_with_errors(2_000, &[700, 1_500]);
+    put(&pad, "run", log.as_bytes());
+    pad.write("run", "all green\n", WriteOptions::default())
+        .unwrap();
+    let grep = pad
+        .read_version("run", 1, &ReadMode::grep("ERROR", 0), None)
+        .unwrap();
+    assert_eq!(grep.total_matches, Some(2));
+    assert!(grep.text.contains("700:"), "{}", grep.text);
+    let lines = pad
+        .read_version(
+            "run",
+            1,
+            &ReadMode::Lines {
+                from: 1_500,
+                to: Some(1_500),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(lines.text.contains("ERROR worker 1500"), "{}", lines.text);
+    let tail = pad
+        .read_version("run", 1, &ReadMode::Tail { n: Some(20) }, None)
+        .unwrap();
+    assert!(log.ends_with(&tail.text));
+    let summary = pad
+        .read_version("run", 1, &ReadMode::Summary { from: None }, None)
+        .unwrap();
+    assert!(summary.text.contains("ERROR"), "{}", summary.text);
+    let json_before = br#"{"items": [1, 2, 3]}"#;
+    put(&pad, "doc", json_before);
+    put(&pad, "doc", br#"{"items": []}"#);
+    let jq = pad
+        .read_version(
+            "doc",
+            1,
+            &ReadMode::Json {
+                query: ".items | length".into(),
+            },
+            None,
+        )
+        .unwrap();
+    assert_eq!(jq.text.trim(), "3");
+    // A cut read of an old version continues on that version.
+    let cut = pad
+        .read_version(
+            "run",
+            1,
+            &ReadMode::Lines {
+                from: 1,
+                to: Some(2_000),
+            },
+            Some(500),
+        )
+        .unwrap();
+    assert!(cut.truncated);
+    let Some(Call::ReadVersion { version: 1, .. }) = cut.next_call() else {
+        panic!("the continuation lost the version: {:?}", cut.next_call());
+    };
+    assert!(
+        pad.read_version("run", 7, &ReadMode::Full { force: false }, None)
+            .unwrap_err()
+            .to_string()
+            .contains("`run` is at version 2; there is no version 7")
+    );
+}
+
+fn restore_makes_an_old_version_current_again(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    for text in ["a\n", "b\n", "c\n"] {
+        pad.write("plan", text, WriteOptions::default()).unwrap();
+    }
+    let stale = pad.restore("plan", 1, Some(2)).unwrap_err();
+    assert!(
+        matches!(
+            stale,
+            Error::Conflict(ConflictKind::Version {
+                expected: 2,
+                current: Some(3),
+                ..
+            })
+        ),
+        "{stale:?}"
+    );
+    let restored = pad
+        .with_author("fixer")
+        .unwrap()
+        .restore("plan", 1, Some(3))
+        .unwrap();
+    assert_eq!(restored.version, 4);
+    assert_eq!(whole(&pad, "plan"), "a\n");
+    let history = pad.history("plan").unwrap();
+    assert_eq!(history.versions.len(), 4);
+    assert_eq!(
+        history.versions[0].change,
+        Some(Change::Restored { from: 1 })
+    );
+    assert_eq!(history.versions[0].author.as_deref(), Some("fixer"));
+    assert_eq!(
+        version(&pad, "plan", 3),
+        "c\n",
+        "what the restore replaced is kept"
+    );
+    assert!(
+        pad.restore("plan", 4, None)
+            .unwrap_err()
+            .to_string()
+            .contains("already the current version")
+    );
+    let missing = pad.restore("plan", 9, None).unwrap_err();
+    assert!(matches!(missing, Error::InvalidArgument(_)), "{missing:?}");
+    // Metadata changes are versions too, with what they did.
+    pad.pin("plan", true, None).unwrap();
+    pad.rename("plan", "the-plan", None).unwrap();
+    let history = pad.history("the-plan").unwrap();
+    let changes: Vec<String> = history
+        .versions
+        .iter()
+        .take(2)
+        .map(|v| v.change.as_ref().unwrap().to_string())
+        .collect();
+    assert_eq!(changes, ["renamed from `plan`", "pinned"]);
+}
+
+fn diffs_compare_versions_and_entries(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let before = log_with_errors(3_000, &[100]);
+    let after = before
+        .replace(
+            "worker 1200: processed batch ok",
+            "worker 1200: processed batch SLOWLY",
+        )
+        .replace("ERROR worker 100", "WARN worker 100");
+    put(&pad, "run_1", before.as_bytes());
+    put(&pad, "run_2", after.as_bytes());
+    let reply = pad
+        .diff(
+            &Target::current("run_1"),
+            &Target::current("run_2"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert!(!reply.identical);
+    assert_eq!((reply.added, reply.removed, reply.hunks), (2, 2, 2));
+    assert!(
+        reply
+            .text
+            .contains("-2026-11-21T10:00:40Z ERROR worker 100: connection reset by peer")
+    );
+    assert!(
+        reply
+            .text
+            .contains("+2026-11-21T10:00:00Z INFO worker 1200: processed batch SLOWLY")
+    );
+    assert!(reply.text.contains("@@ -97,7 +97,7 @@"), "{}", reply.text);
+
+    // Versions of one note, with the same engine.
+    pad.write("plan", "1. a\n2. b\n3. c\n", WriteOptions::default())
+        .unwrap();
+    pad.write("plan", "1. a\n2. B\n3. c\n4. d\n", WriteOptions::default())
+        .unwrap();
+    let reply = pad
+        .diff(
+            &Target::at("plan", 1),
+            &Target::current("plan"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert_eq!(
+        reply.text,
+        "@@ -1,3 +1,4 @@\n 1. a\n-2. b\n+2. B\n 3. c\n+4. d\n"
+    );
+    let identical = pad
+        .diff(
+            &Target::at("plan", 2),
+            &Target::current("plan"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert!(identical.identical && identical.text.is_empty());
+
+    // A cut diff goes on where it stopped, and the pieces are the whole diff.
+    let many = (1..=4_000)
+        .map(|i| {
+            if i % 50 == 0 {
+                format!("changed line {i}\n")
+            } else {
+                format!("line {i}\n")
+            }
+        })
+        .collect::<String>();
+    let plain = (1..=4_000)
+        .map(|i| format!("line {i}\n"))
+        .collect::<String>();
+    put(&pad, "many_a", plain.as_bytes());
+    put(&pad, "many_b", many.as_bytes());
+    let (a, b) = (Target::current("many_a"), Target::current("many_b"));
+    let whole_diff = pad
+        .diff(
+            &a,
+            &b,
+            &DiffOptions {
+                budget_chars: Some(1_000_000),
+                ..DiffOptions::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(whole_diff.hunks, 80);
+    let mut pieces = String::new();
+    let mut cursor = None;
+    let mut replies = 0;
+    loop {
+        let reply = pad
+            .diff(
+                &a,
+                &b,
+                &DiffOptions {
+                    cursor,
+                    budget_chars: Some(1_500),
+                    ..DiffOptions::default()
+                },
+            )
+            .unwrap();
+        assert!(reply.text.len() <= 1_500);
+        pieces.push_str(&reply.text);
+        replies += 1;
+        match reply.next_call() {
+            Some(Call::Diff(call)) => cursor = call.cursor,
+            Some(other) => panic!("{other:?}"),
+            None => break,
+        }
+    }
+    assert!(replies > 5, "{replies}");
+    assert_eq!(pieces, whole_diff.text);
+    assert_eq!("1:1".parse::<DiffCursor>().unwrap(), DiffCursor::START);
+
+    // JSON is compared with its keys sorted, one value per line.
+    put(
+        &pad,
+        "resp_1",
+        br#"{"status":"ok","items":[{"id":1,"n":2}],"took":12}"#,
+    );
+    put(
+        &pad,
+        "resp_2",
+        br#"{"took":15,"items":[{"n":2,"id":1}],"status":"ok"}"#,
+    );
+    let reply = pad
+        .diff(
+            &Target::current("resp_1"),
+            &Target::current("resp_2"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert!(reply.normalized_json);
+    assert_eq!((reply.added, reply.removed), (1, 1), "{}", reply.text);
+    assert!(
+        reply.text.contains("-  \"took\": 12\n+  \"took\": 15\n"),
+        "{}",
+        reply.text
+    );
+    put(
+        &pad,
+        "resp_3",
+        br#"{"items":[{"id":1,"n":2}],"status":"ok","took":12}"#,
+    );
+    let reordered = pad
+        .diff(
+            &Target::current("resp_1"),
+            &Target::current("resp_3"),
+            &DiffOptions::default(),
+        )
+        .unwrap();
+    assert!(!reordered.identical && reordered.text.is_empty());
+    assert_eq!(
+        reordered.summary(),
+        "the same JSON: only key order or formatting differ"
+    );
+}
+
+fn authors_are_recorded_and_listed(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let a = pad.with_author("agent-a").unwrap();
+    let b = pad.with_author("agent-b").unwrap();
+    a.write("plan", "a's plan", WriteOptions::default())
+        .unwrap();
+    b.write("findings", "b's findings", WriteOptions::default())
+        .unwrap();
+    pad.write("anonymous", "nobody's", WriteOptions::default())
+        .unwrap();
+    assert_eq!(pad.get("plan").unwrap().author.as_deref(), Some("agent-a"));
+    assert_eq!(pad.get("anonymous").unwrap().author, None);
+    let by_a: Vec<String> = pad
+        .list(
+            &ListFilter {
+                author: Some("agent-a".into()),
+                ..ListFilter::default()
+            },
+            None,
+            10,
+        )
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.name)
+        .collect();
+    assert_eq!(by_a, ["plan"]);
+    // The last change names its author: b edits a's plan.
+    b.edit("plan", "a's", "b's", false, None).unwrap();
+    let plan = pad.get("plan").unwrap();
+    assert_eq!(plan.author.as_deref(), Some("agent-b"));
+    assert!(pad.with_author("").is_err());
+    assert!(pad.with_author("line\nbreak").is_err());
+}
+
+fn outputs_of_tools_keep_no_history_unless_asked(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let output = |text: &str, keep_history: bool| {
+        pad.put(
+            &mut text.as_bytes(),
+            PutOptions {
+                name: Some(if keep_history { "kept" } else { "build" }.into()),
+                source: Source {
+                    tool: Some("cargo".into()),
+                    ..Source::default()
+                },
+                keep_history,
+                ..PutOptions::default()
+            },
+        )
+        .unwrap()
+    };
+    output("first build\n", false);
+    output("second build\n", false);
+    let history = pad.history("build").unwrap();
+    assert!(!history.keeps_history);
+    assert_eq!(history.versions.len(), 1);
+    output("first\n", true);
+    output("second\n", true);
+    assert_eq!(pad.history("kept").unwrap().versions.len(), 2);
+    // A renamed output becomes a note, and keeps its history from then on.
+    pad.rename("build", "build-notes", None).unwrap();
+    pad.write("build-notes", "annotated\n", WriteOptions::default())
+        .unwrap();
+    let history = pad.history("build-notes").unwrap();
+    assert!(history.keeps_history);
+    assert_eq!(
+        history.versions.len(),
+        2,
+        "the rename, kept by the write after it"
+    );
+}
+
+backend_tests!(
+    history_keeps_the_right_versions_after_100_edits_and_gc,
+    every_version_is_kept_by_default,
+    versions_past_the_age_limit_are_collected,
+    old_versions_read_with_every_mode,
+    restore_makes_an_old_version_current_again,
+    diffs_compare_versions_and_entries,
+    authors_are_recorded_and_listed,
+    outputs_of_tools_keep_no_history_unless_asked
+);

@@ -1,0 +1,126 @@
+//! `lease acquire|renew|release|show`: claiming a name for a while, with a fencing token.
+
+use std::io::Write as _;
+use std::time::Duration;
+
+use scratchpad_core::figures::{span, utc_time};
+use scratchpad_core::{Lease, LeaseState, Ttl};
+
+use crate::Ctx;
+use crate::cli::{LeaseArgs, LeaseCommand};
+
+pub fn lease(ctx: &mut Ctx, args: LeaseArgs) -> anyhow::Result<u8> {
+    match args.command {
+        LeaseCommand::Acquire(args) => {
+            let holder = match args.holder.as_deref().or(ctx.pad.author()) {
+                Some(holder) => holder.to_owned(),
+                None => anyhow::bail!(
+                    "say who holds the lease: --holder NAME, or --author / SCRATCHPAD_AUTHOR for all commands"
+                ),
+            };
+            let lease = ctx
+                .pad
+                .acquire_lease(&args.name, &holder, duration(&args.ttl)?)?;
+            print_token(ctx, &lease, "leased")
+        }
+        LeaseCommand::Renew(args) => {
+            let lease = ctx
+                .pad
+                .renew_lease(&args.name, args.token, duration(&args.ttl)?)?;
+            print_token(ctx, &lease, "renewed the lease on")
+        }
+        LeaseCommand::Release(args) => {
+            let lease = ctx.pad.release_lease(&args.name, args.token)?;
+            if ctx.json {
+                ctx.print_json(&lease)?;
+            } else {
+                writeln!(
+                    ctx.out,
+                    "released the lease on `{}` (token {}); anyone may acquire it now",
+                    lease.name, lease.token
+                )?;
+            }
+            Ok(0)
+        }
+        LeaseCommand::Show(args) => {
+            let lease = ctx.pad.lease(&args.name)?;
+            if ctx.json {
+                ctx.print_json(&lease)?;
+                return Ok(0);
+            }
+            match lease {
+                Some(lease) => show(ctx, &lease)?,
+                None => writeln!(
+                    ctx.out,
+                    "nobody ever acquired a lease on `{}` in session `{}`",
+                    args.name,
+                    ctx.pad.session()
+                )?,
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// `--ttl 60s` as a duration; leases always end.
+fn duration(text: &str) -> anyhow::Result<Duration> {
+    match text.parse::<Ttl>()? {
+        Ttl::After(ms) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+        Ttl::Never | Ttl::Default => anyhow::bail!(
+            "a lease always ends: give --ttl a duration such as 60s, 10m or 1h, and renew it while you work"
+        ),
+    }
+}
+
+/// The token alone on stdout, for `token=$(…)`; who holds what until when on stderr.
+fn print_token(ctx: &mut Ctx, lease: &Lease, verb: &str) -> anyhow::Result<u8> {
+    if ctx.json {
+        ctx.print_json(lease)?;
+        return Ok(0);
+    }
+    writeln!(ctx.out, "{}", lease.token)?;
+    let _ = writeln!(
+        std::io::stderr(),
+        "{verb} `{}` for {}: token {}, until {} ({} by the store's clock); pass --lease {} with the \
+         writes it guards",
+        lease.name,
+        lease.holder.as_deref().unwrap_or("-"),
+        lease.token,
+        utc_time(lease.expires_at),
+        span(lease.remaining_ms()),
+        lease.token
+    );
+    Ok(0)
+}
+
+fn show(ctx: &mut Ctx, lease: &Lease) -> anyhow::Result<()> {
+    let state = lease.state();
+    let expires = match state {
+        LeaseState::Held => format!(
+            "{} (in {} by the store's clock)",
+            utc_time(lease.expires_at),
+            span(lease.remaining_ms())
+        ),
+        LeaseState::Expired => format!(
+            "{} ({} ago by the store's clock)",
+            utc_time(lease.expires_at),
+            span(lease.now - lease.expires_at)
+        ),
+        LeaseState::Released => format!("released at {}", utc_time(lease.expires_at)),
+    };
+    let rows = [
+        ("lease", format!("`{}`", lease.name)),
+        ("state", state.as_str().to_owned()),
+        (
+            "holder",
+            lease.holder.clone().unwrap_or_else(|| "-".to_owned()),
+        ),
+        ("token", lease.token.to_string()),
+        ("acquired", utc_time(lease.acquired_at)),
+        ("expires", expires),
+    ];
+    for (label, value) in rows {
+        writeln!(ctx.out, "{:<9} {value}", format!("{label}:"))?;
+    }
+    Ok(())
+}

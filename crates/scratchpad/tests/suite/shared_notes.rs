@@ -1,0 +1,178 @@
+//! Two agents with shell tools sharing a plan: one holds the lease, the other is told who and until
+//! when, takes over once it lapses, and the first one's late write is refused; the history names
+//! both, and diff and restore work. Runs on SQLite here and on PostgreSQL in `postgres.rs`.
+
+use std::time::{Duration, Instant};
+
+use crate::common::{Pad, Run};
+
+/// One agent: the binary on `pad`, in `session`, writing as `author`.
+pub struct Agent<'a> {
+    pub pad: &'a Pad,
+    pub session: &'a str,
+    pub author: &'a str,
+}
+
+impl Agent<'_> {
+    pub fn run(&self, args: &[&str]) -> Run {
+        let mut all = vec!["--session", self.session, "--author", self.author];
+        all.extend_from_slice(args);
+        self.pad.run(&all)
+    }
+
+    pub fn ok(&self, args: &[&str]) -> String {
+        self.run(args).ok().stdout
+    }
+}
+
+pub fn two_agents_share_a_plan(a: &Agent<'_>, b: &Agent<'_>) {
+    let taken = a.run(&["lease", "acquire", "plan", "--ttl", "2s"]).ok();
+    assert_eq!(taken.stdout, "1\n", "the token alone, for token=$(…)");
+    assert!(
+        taken
+            .stderr
+            .contains("leased `plan` for agent-a: token 1, until"),
+        "{}",
+        taken.stderr
+    );
+    a.ok(&["write", "plan", "1. profile the parser\n", "--lease", "1"]);
+
+    let refused = b.run(&["lease", "acquire", "plan"]).fails();
+    assert!(
+        refused
+            .stderr
+            .contains("`plan` is leased to `agent-a` until")
+            && refused.stderr.contains("by the store's clock")
+            && refused.stderr.contains("lease show plan"),
+        "{}",
+        refused.stderr
+    );
+    let shown = b.ok(&["lease", "show", "plan"]);
+    assert!(
+        shown.contains("state:    held") && shown.contains("holder:   agent-a"),
+        "{shown}"
+    );
+
+    // A pauses; its lease lapses by the store's clock.
+    let started = Instant::now();
+    while !b
+        .ok(&["lease", "show", "plan"])
+        .contains("state:    expired")
+    {
+        assert!(started.elapsed() < Duration::from_secs(20), "never expired");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert_eq!(b.ok(&["lease", "acquire", "plan", "--ttl", "60s"]), "2\n");
+    b.ok(&["append", "plan", "2. cache tokens\n", "--lease", "2"]);
+
+    let late = a
+        .run(&["write", "plan", "A's late plan\n", "--lease", "1"])
+        .fails();
+    assert!(
+        late.stderr.contains(
+            "lease token 1 on `plan` is stale, token 2 was issued since (held by `agent-b`"
+        ) && late.stderr.contains("history plan"),
+        "{}",
+        late.stderr
+    );
+    assert_eq!(
+        a.ok(&["read", "plan", "--raw"]),
+        "1. profile the parser\n2. cache tokens\n"
+    );
+
+    let history = b.ok(&["history", "plan"]);
+    let lines: Vec<&str> = history.lines().collect();
+    assert!(
+        lines[0].starts_with("`plan`: version 2, 1 older version kept"),
+        "{history}"
+    );
+    assert!(
+        lines[2].contains("agent-b") && lines[2].contains("appended 16 bytes (1 line)"),
+        "{history}"
+    );
+    assert!(
+        lines[3].contains("agent-a") && lines[3].contains("created"),
+        "{history}"
+    );
+
+    let diff = a.ok(&["diff", "plan", "--from", "1"]);
+    assert!(
+        diff.contains("--- plan (version 1, agent-a,")
+            && diff.contains("+++ plan (version 2, current, agent-b,")
+            && diff.contains("@@ -1,1 +1,2 @@\n 1. profile the parser\n+2. cache tokens\n"),
+        "{diff}"
+    );
+
+    b.ok(&["restore", "plan", "--version", "1", "--lease", "2"]);
+    assert_eq!(a.ok(&["read", "plan", "--raw"]), "1. profile the parser\n");
+    let long = a.ok(&["ls", "--long"]);
+    assert!(
+        long.contains("AUTHOR") && long.contains("agent-b"),
+        "{long}"
+    );
+    assert!(
+        a.ok(&["ls", "--author", "agent-a"])
+            .contains("no matching entries")
+    );
+    assert!(a.ok(&["history", "plan"]).contains("restored version 1"));
+}
+
+#[test]
+fn two_agents_share_a_plan_on_sqlite() {
+    let pad = Pad::new();
+    two_agents_share_a_plan(
+        &Agent {
+            pad: &pad,
+            session: "team",
+            author: "agent-a",
+        },
+        &Agent {
+            pad: &pad,
+            session: "team",
+            author: "agent-b",
+        },
+    );
+}
+
+#[test]
+fn every_new_command_has_help_with_examples() {
+    let pad = Pad::new();
+    for command in [
+        &["history", "--help"][..],
+        &["restore", "--help"],
+        &["diff", "--help"],
+        &["lease", "--help"],
+        &["lease", "acquire", "--help"],
+        &["lease", "renew", "--help"],
+        &["lease", "release", "--help"],
+        &["lease", "show", "--help"],
+    ] {
+        let help = pad.ok(command);
+        assert!(
+            help.contains("Example") && help.contains("scratchpad "),
+            "{command:?}: {help}"
+        );
+    }
+}
+
+/// Regression: `--author` before `ls` (who you are) was taken as `ls --author` (whose entries to
+/// show), so an agent with an author saw only its own entries.
+#[test]
+fn your_own_author_never_filters_the_listing() {
+    let pad = Pad::new();
+    pad.ok(&["write", "plan", "by someone", "--author", "agent-b"]);
+    let run = pad
+        .command(&["--author", "agent-a", "ls"])
+        .env("SCRATCHPAD_AUTHOR", "agent-a")
+        .output()
+        .unwrap();
+    let listed = String::from_utf8_lossy(&run.stdout);
+    assert!(listed.contains("plan"), "{listed}");
+    let mine = pad.ok(&["ls", "--author", "agent-a"]);
+    assert!(mine.contains("no matching entries"), "{mine}");
+    let theirs = pad.ok(&["ls", "--author", "agent-b", "--long"]);
+    assert!(
+        theirs.contains("plan") && theirs.contains("agent-b"),
+        "{theirs}"
+    );
+}
