@@ -26,6 +26,8 @@ pub enum Call {
     Lease { name: String },
     /// Compare two entries or versions (a cut diff's continuation).
     Diff(DiffCall),
+    /// Verify every stored chunk of the store against its checksum.
+    Check,
 }
 
 impl Call {
@@ -199,6 +201,7 @@ impl Speak for Library {
                 "`pad.diff(&{:?}, &{:?}, {:?})`",
                 diff.a, diff.b, diff.cursor
             ),
+            Call::Check => "`pad.check()`".to_owned(),
         }
     }
 

@@ -52,6 +52,12 @@ pub enum Error {
     /// The database said no. The store URL is never part of the message (it may hold a password).
     #[error("storage error: {0}")]
     Storage(String),
+    /// Stored content does not match its checksum or its index: the store is damaged there.
+    #[error("{}", self.advice())]
+    Corrupt(String),
+    /// The disk that holds the store (named here) is full.
+    #[error("{}", self.advice())]
+    DiskFull(String),
     /// The entry was replaced or removed while it was being read; reading it again gives a whole version.
     #[error("`{0}` changed while it was read; read it again")]
     Raced(String),
@@ -177,7 +183,25 @@ impl Error {
             | Self::Stopped(advice) => {
                 advice.clone()
             }
+            Self::Corrupt(what) => Advice::text(format!(
+                "the store is damaged: {what}. Entries whose content is intact still read; "
+            ))
+            .call(Call::Check)
+            .and(" checks every entry and says which are hit"),
+            Self::DiskFull(store) => Advice::text(format!(
+                "the disk that holds the store ({store}) is full; free space on it, or delete entries \
+                 that are no longer needed (deleting works on a full disk)"
+            )),
             other => Advice::text(other.to_string()),
+        }
+    }
+
+    /// The same error, naming the entry it was met in.
+    #[must_use]
+    pub fn in_entry(self, name: &str) -> Self {
+        match self {
+            Self::Corrupt(what) => Self::Corrupt(format!("`{name}`: {what}")),
+            other => other,
         }
     }
 

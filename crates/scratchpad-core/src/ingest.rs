@@ -10,11 +10,7 @@ use crate::model::Kind;
 use crate::preview::{
     PreviewConfig, TextPreviewBuilder, TextProfile, binary_preview, json_shape_preview, sniff_mime,
 };
-use crate::store::{BlobStats, CHUNK_BYTES, Chunk, PendingBlob, Store};
-
-/// Chunks held in memory before they are staged in the store (bytes). Inputs up to this size are
-/// committed in one transaction, and deduplicated before anything is written.
-const STAGE_BATCH_BYTES: usize = 4 * 1024 * 1024;
+use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store};
 /// Bytes kept to sniff a binary type from magic bytes.
 const SNIFF_BYTES: usize = 8 * 1024;
 /// Text indexed for full-text search: the start and the end of each entry (bytes).
@@ -40,8 +36,9 @@ pub(crate) struct Ingested {
     pub blob: PendingBlob,
 }
 
-/// Reads `input` to the end into staged chunks. On error, anything staged is discarded. Text that
-/// starts with a UTF-16 byte-order mark is stored transcoded to UTF-8.
+/// Reads `input` to the end into a new blob of the store, which keeps small content in memory and
+/// writes large content as it arrives. On error, whatever was written is removed. Text that starts
+/// with a UTF-16 byte-order mark is stored transcoded to UTF-8.
 pub(crate) fn ingest(
     store: &dyn Store,
     input: &mut dyn Read,
@@ -74,9 +71,9 @@ pub(crate) fn ingest(
         }
         None => &mut whole,
     };
-    let mut staged = None;
-    let result = std::thread::scope(|scope| {
-        let mut pass = Pass::new(store, config, &mut staged);
+    let writer = store.begin_blob()?;
+    std::thread::scope(|scope| {
+        let mut pass = Pass::new(writer, config);
         pass.decoded_from = utf16.map(|encoding| encoding.name().to_owned());
         pass.run(input, progress, |rx| {
             let budget = config.json_chars;
@@ -86,22 +83,15 @@ pub(crate) fn ingest(
                     .flatten()
             })
         })
-    });
-    if let (Err(_), Some(id)) = (&result, staged) {
-        // Best effort: GC removes abandoned staging later if this fails too.
-        let _ = store.discard_staged(id);
-    }
-    result
+    })
 }
 
 struct Pass<'a> {
-    store: &'a dyn Store,
-    staged: &'a mut Option<i64>,
+    /// Where the chunks go; dropped unfinished (on an error), it removes what it wrote.
+    writer: Box<dyn BlobWriter + 'a>,
     hasher: blake3::Hasher,
     pending: Vec<u8>,
     filled: usize,
-    buffered: Vec<Chunk>,
-    buffered_bytes: usize,
     seq: u32,
     bytes: u64,
     chars: u64,
@@ -120,15 +110,12 @@ struct Pass<'a> {
 }
 
 impl<'a> Pass<'a> {
-    fn new(store: &'a dyn Store, config: &PreviewConfig, staged: &'a mut Option<i64>) -> Self {
+    fn new(writer: Box<dyn BlobWriter + 'a>, config: &PreviewConfig) -> Self {
         Self {
-            store,
-            staged,
+            writer,
             hasher: blake3::Hasher::new(),
             pending: vec![0; CHUNK_BYTES],
             filled: 0,
-            buffered: Vec::new(),
-            buffered_bytes: 0,
             seq: 0,
             bytes: 0,
             chars: 0,
@@ -246,25 +233,12 @@ impl<'a> Pass<'a> {
             self.json = None;
         }
         self.last_byte = data.last().copied();
-        let chunk = Chunk {
-            seq: self.seq,
-            byte_start: self.bytes,
-            char_start: self.chars,
-            line_start: self.newlines,
-            data,
-        };
+        let chunk = Chunk::new(self.seq, self.bytes, self.chars, self.newlines, data);
         self.seq += 1;
-        self.bytes += chunk.data.len() as u64;
+        self.bytes += chunk.pos.len;
         self.chars += chars;
         self.newlines += newlines;
-        self.buffered_bytes += chunk.data.len();
-        self.buffered.push(chunk);
-        if self.buffered_bytes >= STAGE_BATCH_BYTES {
-            self.store.stage_chunks(self.staged, &self.buffered)?;
-            self.buffered.clear();
-            self.buffered_bytes = 0;
-        }
-        Ok(())
+        self.writer.push(chunk)
     }
 
     /// Binary so far: a NUL byte, or more invalid bytes than nearly-UTF-8 text has.
@@ -308,10 +282,7 @@ impl<'a> Pass<'a> {
                 )
             },
         };
-        let blob = PendingBlob {
-            staged: *self.staged,
-            buffered: self.buffered,
-        };
+        let blob = self.writer.finish()?;
         if binary {
             let mime = stats.mime.as_deref().unwrap_or("application/octet-stream");
             let preview = binary_preview(self.bytes, &hash, mime);

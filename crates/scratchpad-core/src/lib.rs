@@ -62,4 +62,4 @@ pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
     SessionStats, Stats, WriteOptions,
 };
-pub use store::{GcReport, ListFilter, Page, SearchHit, WriteCondition};
+pub use store::{CheckReport, GcReport, ListFilter, Page, SearchHit, WriteCondition};

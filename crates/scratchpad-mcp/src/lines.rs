@@ -32,7 +32,7 @@ pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::http::DEFAULT_MAX_BODY_BYTES
 /// Largest line the proxy accepts from its upstream when none is configured (bytes).
 pub const DEFAULT_MAX_RESULT_BYTES: u64 = 256 * 1024 * 1024;
 /// Lines longer than this are spooled to a file rather than held in memory (bytes).
-const SPOOL_AFTER_BYTES: usize = 16 * 1024 * 1024;
+pub const SPOOL_AFTER_BYTES: usize = 16 * 1024 * 1024;
 /// Bytes kept from each end of a line that is skipped, to find the id of the request it answers.
 const EDGE_BYTES: usize = 4 * 1024;
 /// Longest excerpt of a bad line quoted in a message (chars).

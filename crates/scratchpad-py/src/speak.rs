@@ -54,6 +54,7 @@ impl Speak for Python {
                 }
                 format!("`pad.diff({})`", args.join(", "))
             }
+            Call::Check => "`pad.check()`".to_owned(),
         }
     }
 

@@ -131,6 +131,17 @@ pub enum Command {
         scratchpad gc"
     )]
     Gc,
+    /// Verify every stored content against its checksums and hash
+    #[command(
+        long_about = "Read every content of the store (all sessions) back, and verify each chunk \
+        against its checksum, the chunks against the index, and the whole against its blake3 hash. \
+        Prints what is damaged and the entries it hits, and exits with 1 if anything is; entries \
+        whose content is intact read as before. Side files no entry refers to are counted (`gc` \
+        removes them).\n\n\
+        Example:\n  \
+        scratchpad check"
+    )]
+    Check,
     /// Show entries, bytes and the tokens kept out of context
     #[command(
         long_about = "Show the session's entries, pinned entries, bytes and estimated tokens \
@@ -169,6 +180,7 @@ impl Command {
             | Self::Lease(_)
             | Self::Resolve(_)
             | Self::Gc
+            | Self::Check
             | Self::Stats
             | Self::Mcp(_) => return None,
         };

@@ -156,6 +156,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         Command::Search(args) => commands::inspect::search(&mut ctx, &args)?,
         Command::Stats => commands::inspect::stats(&mut ctx)?,
         Command::Gc => commands::inspect::gc(&mut ctx)?,
+        Command::Check => commands::inspect::check(&mut ctx)?,
         Command::Write(args) => commands::notes::write(&mut ctx, args)?,
         Command::Append(args) => commands::notes::append(&mut ctx, args)?,
         Command::Edit(args) => commands::notes::edit(&mut ctx, &args)?,

@@ -62,6 +62,7 @@ impl Speak for Shell {
             Call::History { name } => format!("{} history {}", self.command, shell_word(name)),
             Call::Lease { name } => format!("{} lease show {}", self.command, shell_word(name)),
             Call::Diff(diff) => format!("{} diff {}", self.command, diff_args(diff)),
+            Call::Check => format!("{} check", self.command),
         }
     }
 

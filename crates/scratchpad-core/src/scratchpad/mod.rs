@@ -66,7 +66,9 @@ impl Scratchpad {
             writes: Arc::new(AtomicU64::new(0)),
             written_since_check: Arc::new(AtomicU64::new(0)),
         };
-        pad.gc_if_due()?;
+        // Upkeep, not what the caller came for: a store that cannot be written right now (a full
+        // disk, a read-only file) still opens, and serves reads.
+        let _ = pad.gc_if_due();
         Ok(pad)
     }
 

@@ -143,6 +143,7 @@ impl Scratchpad {
             stop,
         };
         read::read(self.store.as_ref(), entry, mode, limits)
+            .map_err(|e| e.in_entry(&entry.info.name))
     }
 
     /// The whole content of an entry as a stream (for exports and pass-by-reference).

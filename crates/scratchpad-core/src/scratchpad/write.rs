@@ -149,7 +149,7 @@ impl Scratchpad {
             keeps_history: commit.keeps_history,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
-        self.after_write(entry.info.bytes)?;
+        self.after_write(entry.info.bytes);
         Ok(entry.info)
     }
 

@@ -3,6 +3,7 @@
 
 #[cfg(feature = "postgres")]
 pub mod postgres;
+pub mod side;
 mod sql;
 pub mod sqlite;
 
@@ -22,26 +23,34 @@ pub const CHUNK_BYTES: usize = 256 * 1024;
 /// One piece of a blob, with where it starts in bytes, characters and lines (newlines before it).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Chunk {
-    pub seq: u32,
-    pub byte_start: u64,
-    pub char_start: u64,
-    pub line_start: u64,
+    pub pos: ChunkPos,
     pub data: Vec<u8>,
+}
+
+impl Chunk {
+    /// A chunk of `data` at `pos`; its length and checksum are computed here.
+    pub fn new(seq: u32, byte_start: u64, char_start: u64, line_start: u64, data: Vec<u8>) -> Self {
+        Self {
+            pos: ChunkPos {
+                seq,
+                byte_start,
+                char_start,
+                line_start,
+                len: data.len() as u64,
+                checksum: Some(checksum(&data)),
+            },
+            data,
+        }
+    }
 }
 
 impl fmt::Debug for Chunk {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Chunk")
-            .field("seq", &self.seq)
-            .field("byte_start", &self.byte_start)
-            .field("char_start", &self.char_start)
-            .field("line_start", &self.line_start)
-            .field("len", &self.data.len())
-            .finish()
+        f.debug_struct("Chunk").field("pos", &self.pos).finish()
     }
 }
 
-/// Where a chunk sits, without its data (the sparse index).
+/// Where a chunk sits, without its data (the sparse index), and the checksum its data must have.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ChunkPos {
     pub seq: u32,
@@ -49,6 +58,13 @@ pub struct ChunkPos {
     pub char_start: u64,
     pub line_start: u64,
     pub len: u64,
+    /// CRC-32 of the chunk's data; `None` for chunks written before checksums were kept.
+    pub checksum: Option<u32>,
+}
+
+/// The checksum every chunk carries, verified whenever it is read.
+pub fn checksum(data: &[u8]) -> u32 {
+    crc32fast::hash(data)
 }
 
 /// A position to look a chunk up by.
@@ -77,12 +93,37 @@ pub struct BlobStats {
     pub mime: Option<String>,
 }
 
-/// Content on its way into the store: chunks already staged by [`Store::stage_chunks`] plus the
-/// ones still in memory.
-#[derive(Debug, Default)]
+/// Receives a new blob's content, chunk by chunk, before [`Store::commit`] makes it an entry's.
+/// Small content stays in memory and is written with its entry in one transaction; large content
+/// goes where the backend keeps it (a side file, staging rows) as it arrives. Dropping a writer
+/// that was not finished removes what it wrote.
+pub trait BlobWriter: Send + fmt::Debug {
+    /// Takes the next chunk, in order.
+    fn push(&mut self, chunk: Chunk) -> Result<()>;
+    /// The content is complete.
+    fn finish(self: Box<Self>) -> Result<PendingBlob>;
+}
+
+/// Content written but not yet committed: where it is, and the index of its chunks.
+#[derive(Debug)]
 pub struct PendingBlob {
-    pub staged: Option<i64>,
-    pub buffered: Vec<Chunk>,
+    pub chunks: Vec<ChunkPos>,
+    pub content: Pending,
+}
+
+/// Where pending content is.
+#[derive(Debug)]
+pub enum Pending {
+    /// In memory: the data of every chunk, in order.
+    Memory(Vec<Vec<u8>>),
+    /// In a staging blob of the database; its chunk rows are written. `hold` keeps it marked as its
+    /// writer's until the commit is done with it.
+    Staged {
+        id: i64,
+        hold: Box<dyn std::any::Any + Send>,
+    },
+    /// In a side file, named by its hash when committed; removed if dropped before.
+    File(side::TempFile),
 }
 
 /// How a name is chosen for a new entry.
@@ -230,6 +271,30 @@ pub struct GcPolicy {
     pub stale_after_ms: i64,
 }
 
+/// What a check of the whole store found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct CheckReport {
+    /// Contents (blobs) read whole and checked.
+    pub blobs: u64,
+    pub chunks: u64,
+    pub bytes: u64,
+    /// Chunks written before checksums were kept: read, but only their hash says they are intact.
+    pub chunks_without_checksum: u64,
+    /// What is damaged, and which entries it hits.
+    pub problems: Vec<CheckProblem>,
+    /// Side files no content refers to (a collection pass removes them), and their bytes.
+    pub unreferenced_files: u64,
+    pub unreferenced_bytes: u64,
+}
+
+/// One damaged content and the entries that show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct CheckProblem {
+    pub what: String,
+    /// `(session, name)` of every entry (and kept version) whose content this is.
+    pub entries: Vec<(String, String)>,
+}
+
 /// What a collection pass did.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct GcReport {
@@ -250,11 +315,9 @@ pub struct GcReport {
 /// are the caller's clock, passed in; only staging and leases are timed by the store's own clock, so
 /// that hosts whose clocks disagree agree on which abandoned writes to collect and who holds a lease.
 pub trait Store: Send + Sync + fmt::Debug {
-    /// Writes chunks of a large blob before it is committed, creating the staging blob on first use.
-    /// Staged chunks are invisible until [`Store::commit`] and removed by GC when abandoned.
-    fn stage_chunks(&self, staged: &mut Option<i64>, chunks: &[Chunk]) -> Result<()>;
-    /// Drops a staged blob that will not be committed.
-    fn discard_staged(&self, staged: i64) -> Result<()>;
+    /// Starts receiving a blob's content. What it writes is invisible until [`Store::commit`], and
+    /// removed as soon as its writer is gone (dropped, or its process dead).
+    fn begin_blob(&self) -> Result<Box<dyn BlobWriter + '_>>;
     /// Atomically stores the content (deduplicated by hash) and creates or replaces the entry.
     fn commit(&self, write: &EntryWrite, blob: PendingBlob) -> Result<Entry>;
     /// Looks an entry up by name, then by id, within the session. Expired entries are not found.
@@ -285,7 +348,7 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64>;
     /// The chunk that holds a position, `None` past the end.
     fn locate(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>>;
-    /// One chunk's data.
+    /// One chunk's data, verified against its checksum.
     fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>>;
     /// Entries of a session, newest first.
     fn list(
@@ -314,6 +377,9 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn last_gc_at(&self) -> Result<Option<i64>>;
     /// Expires, evicts and frees space.
     fn gc(&self, policy: &GcPolicy) -> Result<GcReport>;
+    /// Reads every stored content whole and checks it against its checksums, index and hash.
+    /// `progress` hears the bytes checked so far.
+    fn check(&self, progress: &mut dyn FnMut(u64)) -> Result<CheckReport>;
 
     // Teams of agents: leases and history. Lease times are the store's own clock.
 

@@ -7,8 +7,9 @@
 //!   serialise and the second sees the first's version;
 //! - a blob is only freed after locking its row and looking again for entries that point at it, so
 //!   a writer that is reusing it on another host keeps it;
-//! - staging is timed by the server's clock, and a collection pass removes only staging untouched
-//!   for an hour by that one clock, so GC on one host never removes a write in progress on another;
+//! - a large write stages its chunks from a connection of its own whose session holds an advisory
+//!   lock on the staging blob, so a collection pass on any host removes the staging of a writer that
+//!   is gone (its connection closed, the lock free) at once, and never that of a live one;
 //! - migrations and collection passes run under advisory locks, so processes take turns.
 //!
 //! A lost connection is retried where that is safe: reads, chunk staging (idempotent), and any
@@ -33,6 +34,30 @@ use crate::error::{Error, Result};
 
 /// How many times a transaction runs when it keeps losing its connection or a deadlock.
 const MAX_ATTEMPTS: usize = 6;
+/// Content larger than this is staged as it streams in (bytes); smaller content is written with its
+/// entry in one transaction.
+const STAGE_BATCH_BYTES: usize = 4 * 1024 * 1024;
+
+/// The advisory lock that marks staging blob `$1` as its writer's, keyed by the schema too.
+macro_rules! staging_key {
+    ($blob:expr) => {
+        concat!(
+            "hashtextextended('scratchpad.stage:' || COALESCE(current_schema(), '') || ':' || ",
+            $blob,
+            ", 0)"
+        )
+    };
+}
+
+/// The connection a large write stages its chunks from: its session holds the staging's advisory
+/// lock, which the server lets go when the connection closes (the process ended, or this dropped).
+pub struct StagingConnection(postgres::Client);
+
+impl fmt::Debug for StagingConnection {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("StagingConnection")
+    }
+}
 
 /// Tables of one store, for its size on disk.
 const TABLES: &str =
@@ -126,6 +151,18 @@ impl Backend for Postgres {
         lock_migrations: Some(
             "SELECT pg_advisory_xact_lock(hashtextextended('scratchpad.migrate:' || COALESCE(current_schema(), ''), 0))",
         ),
+        lock_staging: Some(concat!(
+            "SELECT pg_advisory_lock(",
+            staging_key!("(?1::bigint)::text"),
+            ")"
+        )),
+        // Taking the writer's lock succeeds only when its session is gone; taken in the collection
+        // pass's transaction, it is let go when that commits.
+        staging_abandoned: concat!(
+            "pg_try_advisory_xact_lock(",
+            staging_key!("b.id::text"),
+            ")"
+        ),
         migrations: &[
             (
                 20261122000000,
@@ -138,6 +175,12 @@ impl Backend for Postgres {
             (
                 20261125013000,
                 include_str!("../../migrations/postgres/20261125013000_history_and_leases.sql"),
+            ),
+            (
+                20261125120000,
+                include_str!(
+                    "../../migrations/postgres/20261125120000_checksums_and_side_files.sql"
+                ),
             ),
         ],
         search: SearchSql {
@@ -241,6 +284,32 @@ impl Backend for Postgres {
         }
     }
 
+    const SPILL_BYTES: usize = STAGE_BATCH_BYTES;
+
+    type Held = StagingConnection;
+
+    fn hold(&self) -> Result<StagingConnection> {
+        Ok(StagingConnection(self.pool.dedicated()?))
+    }
+
+    fn with_held<T>(
+        &self,
+        held: &mut StagingConnection,
+        f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
+    ) -> Result<T> {
+        // No retry on another connection: the lock that marks the staging lives in this session.
+        let outcome = (|| {
+            let mut tx = held.0.transaction().map_err(|e| db_error(&self.pool, &e))?;
+            let value = f(&mut PgConn {
+                client: &mut tx,
+                pool: &self.pool,
+            })?;
+            tx.commit().map_err(|e| db_error(&self.pool, &e))?;
+            Ok(value)
+        })();
+        outcome.map_err(|fail| self.finish(fail))
+    }
+
     fn disk_bytes(&self) -> u64 {
         let sql = format!(
             "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c \
@@ -268,6 +337,9 @@ fn db_error(pool: &Pool, err: &postgres::Error) -> Fail {
         message: pool.describe(err),
         lost: is_connection_lost(err),
         transient: is_transient_conflict(err),
+        full: err
+            .code()
+            .is_some_and(|code| *code == postgres::error::SqlState::DISK_FULL),
     })
 }
 

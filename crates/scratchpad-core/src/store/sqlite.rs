@@ -1,15 +1,21 @@
 //! The embedded backend: one SQLite file in WAL mode, safe for several processes at once. Every
 //! write transaction takes the database's write lock (`BEGIN IMMEDIATE`), so writers queue behind
 //! it and no rule needs row locks; waits are bounded by the busy timeout.
+//!
+//! Content over [`SIDE_FILE_BYTES`] is kept in side files next to the database (see
+//! [`super::side`]); a small reserve file next to it is given up when the disk is full, so that
+//! deleting entries (which appends to the write-ahead log first) still works and frees space. A
+//! database that cannot be written (a read-only file or mount) still serves reads.
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
 
 use rusqlite::types::{ToSqlOutput, ValueRef};
-use rusqlite::{Connection, TransactionBehavior};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 use super::GcReport;
+use super::side::SideFiles;
 use super::sql::{
     Backend, Conn, DbError, Dialect, Fail, Param, Row, SearchSql, SqlStore, TxError, entry_columns,
     live,
@@ -27,6 +33,13 @@ pub const PAGE_SIZE: u32 = 4_096;
 const POOL_MAX_IDLE: usize = 8;
 /// Statements each connection keeps prepared: every statement of the read and write paths.
 const STATEMENT_CACHE: usize = 64;
+/// Content larger than this goes to a side file as it streams in (bytes); smaller content is
+/// written into the database with its entry, in one transaction.
+pub const SIDE_FILE_BYTES: usize = 1024 * 1024;
+/// Space set aside next to the database, given up when the disk is full so that deletes can
+/// append to the write-ahead log (bytes): a delete writes a few pages (its content, past
+/// [`SIDE_FILE_BYTES`], is a side file, removed without writing anything).
+const RESERVE_BYTES: u64 = 2 * 1024 * 1024;
 
 /// A SQLite store file.
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -36,6 +49,9 @@ pub type SqliteStore = SqlStore<Sqlite>;
 pub struct Sqlite {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    side: SideFiles,
+    /// The database cannot be written (a read-only file or mount): connections open read-only.
+    read_only: std::sync::atomic::AtomicBool,
 }
 
 impl SqlStore<Sqlite> {
@@ -49,10 +65,14 @@ impl SqlStore<Sqlite> {
                 ))
             })?;
         }
-        SqlStore::with_backend(Sqlite {
+        let backend = Sqlite {
             path: path.to_owned(),
             idle: Mutex::new(Vec::new()),
-        })
+            side: SideFiles::for_database(path),
+            read_only: std::sync::atomic::AtomicBool::new(false),
+        };
+        backend.restore_reserve();
+        SqlStore::with_backend(backend)
     }
 
     /// The database file.
@@ -62,13 +82,33 @@ impl SqlStore<Sqlite> {
 }
 
 impl Sqlite {
+    fn reserve_path(&self) -> PathBuf {
+        let mut path = self.path.clone().into_os_string();
+        path.push("-reserve");
+        PathBuf::from(path)
+    }
+
     fn connect(&self) -> Result<Connection> {
-        let conn = Connection::open(&self.path).map_err(|e| {
-            Error::Config(format!(
-                "cannot open the store {}: {e}; check the path and its permissions",
-                self.path.display()
-            ))
-        })?;
+        if self.read_only.load(std::sync::atomic::Ordering::Relaxed) {
+            return self.connect_read_only();
+        }
+        let conn = match Connection::open(&self.path) {
+            Ok(conn) => conn,
+            Err(e) => {
+                // A store on a read-only mount or a file we may not write still reads.
+                if let Ok(conn) = self.connect_read_only() {
+                    return Ok(conn);
+                }
+                return Err(Error::Config(format!(
+                    "cannot open the store {}: {e}; check the path and its permissions",
+                    self.path.display()
+                )));
+            }
+        };
+        if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
+            drop(conn);
+            return self.connect_read_only();
+        }
         let setup = || -> rusqlite::Result<()> {
             conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
             conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
@@ -79,8 +119,55 @@ impl Sqlite {
             conn.pragma_update(None, "synchronous", "NORMAL")?;
             conn.pragma_update(None, "foreign_keys", "ON")
         };
-        setup().map_err(|e| self.error(&e))?;
-        Ok(conn)
+        match setup() {
+            Ok(()) => Ok(conn),
+            // Switching to WAL writes the file: a store that cannot be written opens read-only.
+            Err(e) if is_read_only(&e) => {
+                drop(conn);
+                self.connect_read_only()
+            }
+            // Opening makes the log's shared-memory file, which takes a little space: on a full
+            // disk, the reserve gives it; without one, the store still opens for reading.
+            Err(e) if is_full(&e) => {
+                drop(conn);
+                if self.release_reserve() {
+                    self.connect()
+                } else {
+                    self.connect_read_only()
+                }
+            }
+            Err(e) => Err(self.error(&e)),
+        }
+    }
+
+    /// A read-only connection: for a store whose file or folder cannot be written. Without the
+    /// write-ahead log's shared-memory file (which it may not create) it reads the file as it is.
+    fn connect_read_only(&self) -> Result<Connection> {
+        self.read_only
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
+        let uri = |immutable: bool| {
+            format!(
+                "file:{}?mode=ro{}",
+                uri_path(&self.path),
+                if immutable { "&immutable=1" } else { "" }
+            )
+        };
+        let open = |immutable: bool| -> rusqlite::Result<Connection> {
+            let conn = Connection::open_with_flags(uri(immutable), flags)?;
+            conn.busy_timeout(Duration::from_millis(BUSY_TIMEOUT_MS))?;
+            conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
+            // Reading needs the shared-memory file of the log; where it cannot be made, read the
+            // database as a file nobody writes.
+            conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))?;
+            Ok(conn)
+        };
+        open(false).or_else(|_| open(true)).map_err(|e| {
+            Error::Config(format!(
+                "cannot open the store {} even for reading: {e}; check the path and its permissions",
+                self.path.display()
+            ))
+        })
     }
 
     fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
@@ -100,11 +187,27 @@ impl Sqlite {
 
     /// The database's words, with the file they are about.
     fn error(&self, err: &rusqlite::Error) -> Error {
+        if is_full(err) {
+            return Error::DiskFull(self.path.display().to_string());
+        }
+        if is_read_only(err) {
+            return self.read_only_error();
+        }
         Error::Storage(format!("{err} (store {})", self.path.display()))
+    }
+
+    fn read_only_error(&self) -> Error {
+        Error::Storage(format!(
+            "the store {} is read-only (its file, folder or disk cannot be written): it serves reads, \
+             not changes",
+            self.path.display()
+        ))
     }
 
     fn finish(&self, fail: Fail) -> Error {
         match fail {
+            Fail::Db(db) if db.full => Error::DiskFull(self.path.display().to_string()),
+            Fail::Db(db) if db.message.contains("readonly") => self.read_only_error(),
             Fail::Db(db) => {
                 Error::Storage(format!("{} (store {})", db.message, self.path.display()))
             }
@@ -124,6 +227,9 @@ impl Backend for Sqlite {
         lock_name: None,
         lock_gc: None,
         lock_migrations: None,
+        // Content large enough to stage goes to side files; no staging rows are ever written.
+        lock_staging: None,
+        staging_abandoned: "0",
         migrations: &[
             (
                 20261121000000,
@@ -136,6 +242,10 @@ impl Backend for Sqlite {
             (
                 20261125013000,
                 include_str!("../../migrations/sqlite/20261125013000_history_and_leases.sql"),
+            ),
+            (
+                20261125120000,
+                include_str!("../../migrations/sqlite/20261125120000_checksums_and_side_files.sql"),
             ),
         ],
         search: SearchSql {
@@ -176,15 +286,63 @@ impl Backend for Sqlite {
         .map_err(TxError::Failed)
     }
 
+    const SPILL_BYTES: usize = SIDE_FILE_BYTES;
+
+    type Held = ();
+
+    fn hold(&self) -> Result<()> {
+        Ok(())
+    }
+
+    fn with_held<T>(
+        &self,
+        _held: &mut (),
+        f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
+    ) -> Result<T> {
+        self.transaction(true, f).map_err(|e| match e {
+            TxError::Failed(err) | TxError::Unsure(err) => err,
+        })
+    }
+
+    fn side_files(&self) -> Option<&SideFiles> {
+        Some(&self.side)
+    }
+
+    fn release_reserve(&self) -> bool {
+        std::fs::remove_file(self.reserve_path()).is_ok()
+    }
+
+    fn restore_reserve(&self) {
+        let path = self.reserve_path();
+        if std::fs::metadata(&path).is_ok_and(|m| m.len() >= RESERVE_BYTES) {
+            return;
+        }
+        // Written, not just sized: a sparse file would set nothing aside. The file system takes
+        // the blocks when the data is written (with delayed allocation, when it is accepted).
+        let written = std::fs::File::create(&path).and_then(|mut file| {
+            use std::io::Write as _;
+            file.write_all(&vec![0u8; RESERVE_BYTES as usize])
+        });
+        if written.is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+    }
+
     fn disk_bytes(&self) -> u64 {
-        ["", "-wal"]
+        let files: u64 = ["", "-wal"]
             .iter()
             .map(|suffix| {
                 let mut path = self.path.clone().into_os_string();
                 path.push(suffix);
                 std::fs::metadata(&path).map_or(0, |m| m.len())
             })
-            .sum()
+            .sum();
+        let side: u64 = self
+            .side
+            .committed()
+            .map(|files| files.iter().map(|(_, bytes)| bytes).sum())
+            .unwrap_or(0);
+        files + side
     }
 
     /// Always: space freed by removals since the last pass is given back here too.
@@ -210,10 +368,31 @@ struct SqliteConn<'a>(&'a Connection);
 
 fn db_error(err: rusqlite::Error) -> Fail {
     Fail::Db(DbError {
+        full: is_full(&err),
         message: err.to_string(),
         lost: false,
         transient: false,
     })
+}
+
+fn is_full(err: &rusqlite::Error) -> bool {
+    err.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+}
+
+fn is_read_only(err: &rusqlite::Error) -> bool {
+    matches!(
+        err.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::ReadOnly | rusqlite::ErrorCode::CannotOpen)
+    )
+}
+
+/// A path as an SQLite URI spells it: `%`, `?` and `#` escaped.
+fn uri_path(path: &Path) -> String {
+    path.display()
+        .to_string()
+        .replace('%', "%25")
+        .replace('?', "%3f")
+        .replace('#', "%23")
 }
 
 impl Conn for SqliteConn<'_> {

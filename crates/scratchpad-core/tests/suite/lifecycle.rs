@@ -194,11 +194,13 @@ fn gc_returns_disk_space() {
     let big = log_with_errors(400_000, &[]); // ~ 27 MB
     put(&pad, "big", big.as_bytes());
     let db = store.sqlite_path();
+    // The database, its log and its side files (large content lives there).
     let size = |p: &std::path::Path| {
-        std::fs::metadata(p).map(|m| m.len()).unwrap_or(0)
-            + std::fs::metadata(p.with_extension("db-wal"))
-                .map(|m| m.len())
-                .unwrap_or(0)
+        let len = |p: &std::path::Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let side: u64 = std::fs::read_dir(p.with_extension("db-blobs"))
+            .map(|files| files.flatten().map(|f| len(&f.path())).sum())
+            .unwrap_or(0);
+        len(p) + len(&p.with_extension("db-wal")) + side
     };
     pad.gc().unwrap();
     let before = size(&db);

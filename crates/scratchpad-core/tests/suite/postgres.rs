@@ -285,15 +285,25 @@ fn kill_9_during_a_large_put() {
         .map(|e| e.name)
         .collect();
     assert_eq!(names, ["before"]);
-    // The abandoned staging is collected once it is stale.
+    // Regression: the abandoned staging was collected only once it was an hour old. The writer's
+    // session marked it; with the session gone (the server closes it as the process dies), the
+    // next pass takes it at once.
     let backend = PostgresStore::open(&store.url).unwrap();
-    let report = backend
-        .gc(&GcPolicy {
-            now: scratchpad_core::model::now_ms(),
-            quota_bytes: None,
-            stale_after_ms: 0,
-        })
-        .unwrap();
+    let started = std::time::Instant::now();
+    let report = loop {
+        let report = backend
+            .gc(&GcPolicy {
+                now: scratchpad_core::model::now_ms(),
+                quota_bytes: None,
+                stale_after_ms: 3_600_000,
+            })
+            .unwrap();
+        if report.stale_writes_removed > 0 || started.elapsed() > std::time::Duration::from_secs(10)
+        {
+            break report;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
     assert_eq!(report.stale_writes_removed, 1, "{report:?}");
     assert_eq!(staged_chunks(&store), 0);
     pad.write("after", "still fine", Default::default())

@@ -109,7 +109,7 @@ pub fn call_arguments(call: &Call) -> Option<JsonObject> {
             mode,
         } => Some(read_version_arguments(name, *version, mode)),
         Call::Diff(diff) => Some(diff_arguments(diff)),
-        Call::List | Call::History { .. } | Call::Lease { .. } => None,
+        Call::List | Call::History { .. } | Call::Lease { .. } | Call::Check => None,
     }
 }
 
@@ -136,6 +136,10 @@ impl Speak for Mcp {
                 spell(LEASE, &[("name", json!(name)), ("action", json!("show"))])
             }
             Call::Diff(diff) => spell(READ, &diff_pairs(diff)),
+            // No tool checks the store: the person who runs it does, with the CLI.
+            Call::Check => {
+                "`scratchpad check` (a command for the person who runs this server)".to_owned()
+            }
         }
     }
 

@@ -242,6 +242,65 @@ pub fn stats(ctx: &mut Ctx) -> anyhow::Result<u8> {
     Ok(0)
 }
 
+pub fn check(ctx: &mut Ctx) -> anyhow::Result<u8> {
+    let report = ctx.pad.check(&mut |_| {})?;
+    let code = u8::from(!report.problems.is_empty());
+    if ctx.json {
+        ctx.print_json(&report)?;
+        return Ok(code);
+    }
+    writeln!(
+        ctx.out,
+        "checked {} contents: {} chunks, {} bytes{}",
+        thousands(report.blobs + report.problems.len() as u64),
+        thousands(report.chunks),
+        thousands(report.bytes),
+        if report.chunks_without_checksum > 0 {
+            format!(
+                " ({} chunks written before checksums were kept, checked by their content's hash)",
+                thousands(report.chunks_without_checksum)
+            )
+        } else {
+            String::new()
+        }
+    )?;
+    for problem in &report.problems {
+        let hit: Vec<String> = problem
+            .entries
+            .iter()
+            .map(|(session, name)| format!("`{name}` (session {session})"))
+            .collect();
+        writeln!(
+            ctx.out,
+            "DAMAGED: {}; entries with this content: {}",
+            problem.what,
+            if hit.is_empty() {
+                "none".to_owned()
+            } else {
+                hit.join(", ")
+            }
+        )?;
+    }
+    if report.unreferenced_files > 0 {
+        writeln!(
+            ctx.out,
+            "{} side files ({} bytes) belong to no entry; `gc` removes them",
+            thousands(report.unreferenced_files),
+            thousands(report.unreferenced_bytes)
+        )?;
+    }
+    if report.problems.is_empty() {
+        writeln!(ctx.out, "no damage found")?;
+    } else {
+        writeln!(
+            ctx.out,
+            "{} damaged: remove the entries hit (`rm`) and store their content again",
+            thousands(report.problems.len() as u64)
+        )?;
+    }
+    Ok(code)
+}
+
 pub fn gc(ctx: &mut Ctx) -> anyhow::Result<u8> {
     let report = ctx.pad.gc()?;
     if ctx.json {

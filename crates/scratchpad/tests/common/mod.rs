@@ -9,7 +9,8 @@ pub const JQ_LIMITS: [(&str, &str); 2] = [
 ];
 
 use std::io::Write as _;
-use std::process::{Command, Output, Stdio};
+use std::io::{BufRead as _, BufReader};
+use std::process::{Child, Command, Output, Stdio};
 
 use tempfile::TempDir;
 
@@ -156,4 +157,52 @@ pub fn log(lines: u64) -> String {
         }
     }
     out
+}
+
+/// A running `scratchpad mcp serve --http`, killed when dropped.
+pub struct Server {
+    pub child: Child,
+    pub url: String,
+    pub banner: String,
+}
+
+impl Server {
+    pub fn start(pad: &Pad, args: &[&str], env: &[(&str, &str)]) -> Self {
+        let mut all = vec!["mcp", "serve"];
+        all.extend_from_slice(args);
+        let mut cmd = pad.command(&all);
+        for (key, value) in env {
+            cmd.env(key, value);
+        }
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut banner = String::new();
+        stderr.read_line(&mut banner).unwrap();
+        let Some(start) = banner.find("http://") else {
+            let _ = child.kill();
+            panic!("no listening line from the server: {banner:?}");
+        };
+        let url = banner[start..]
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_owned();
+        // Reached through loopback whatever the bind address.
+        let url = url.replace("0.0.0.0", "127.0.0.1");
+        // Keep draining stderr so the server never blocks on a full pipe.
+        std::thread::spawn(move || for _ in stderr.lines() {});
+        Self { child, url, banner }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }

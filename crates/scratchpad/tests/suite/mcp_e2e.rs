@@ -3,11 +3,10 @@
 //!
 //! The clients come from `common::clients` (set up once per process; they fail, never skip).
 
-use std::io::{BufRead as _, BufReader};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 
-use crate::common::Pad;
 use crate::common::clients::{bin, node_prefix, python, python_flow};
+use crate::common::{Pad, Server};
 
 const FLOW: &str = "mcp_user_flow.py";
 
@@ -146,53 +145,5 @@ fn conformance_server_scenarios_pass() {
             !summary.starts_with("Passed: 0/"),
             "{scenario} ran no check: {summary}"
         );
-    }
-}
-
-/// A running `scratchpad mcp serve --http`, killed when dropped.
-struct Server {
-    child: Child,
-    url: String,
-    banner: String,
-}
-
-impl Server {
-    fn start(pad: &Pad, args: &[&str], env: &[(&str, &str)]) -> Self {
-        let mut all = vec!["mcp", "serve"];
-        all.extend_from_slice(args);
-        let mut cmd = pad.command(&all);
-        for (key, value) in env {
-            cmd.env(key, value);
-        }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut banner = String::new();
-        stderr.read_line(&mut banner).unwrap();
-        let Some(start) = banner.find("http://") else {
-            let _ = child.kill();
-            panic!("no listening line from the server: {banner:?}");
-        };
-        let url = banner[start..]
-            .split_whitespace()
-            .next()
-            .unwrap()
-            .to_owned();
-        // Reached through loopback whatever the bind address.
-        let url = url.replace("0.0.0.0", "127.0.0.1");
-        // Keep draining stderr so the server never blocks on a full pipe.
-        std::thread::spawn(move || for _ in stderr.lines() {});
-        Self { child, url, banner }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

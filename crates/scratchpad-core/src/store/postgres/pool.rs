@@ -227,6 +227,12 @@ impl Pool {
         self.returned.notify_one();
     }
 
+    /// A connection of its own, outside the pool, for a caller that keeps it for a while (a large
+    /// write, whose session marks its staging as alive).
+    pub(super) fn dedicated(&self) -> Result<Client, Error> {
+        self.connect()
+    }
+
     /// Opens a connection. Once the store has worked, a refused connection or a server that is
     /// starting up is retried for a while: that is what a restart looks like from here.
     fn connect(&self) -> Result<Client, Error> {

@@ -10,13 +10,23 @@
 use std::fmt;
 
 use super::{
-    BlobStats, Chunk, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
+    BlobWriter, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
     ListFilter, Locate, NameChoice, Page, PendingBlob, SearchHit, Store, WriteCondition, Writer,
 };
 use crate::error::{ConflictKind, Error, Result};
 use crate::history::{Change, History, HistoryPolicy, VersionInfo};
 use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source, new_id};
+
+mod check;
+mod collect;
+mod content;
+mod history;
+use content::{ContentWriter, Settling, release_blob, settle_blob};
+use history::{
+    change_lease, check_lease, drop_versions, find_lease, keep_version, record_change,
+    release_blobs, summarize, version_from_row,
+};
 
 /// The columns an [`Entry`] is read from, in the order [`entry_from_row`] expects, for
 /// `FROM entries e JOIN blobs b ON b.id = e.blob`.
@@ -163,6 +173,8 @@ pub struct DbError {
     pub lost: bool,
     /// Another transaction got in the way (deadlock, serialization); running again is safe.
     pub transient: bool,
+    /// The disk (or quota) is full.
+    pub full: bool,
 }
 
 /// How a transaction failed.
@@ -197,6 +209,12 @@ pub struct Dialect {
     /// Append-only schema migrations, named by the UTC time they were written.
     pub migrations: &'static [(i64, &'static str)],
     pub search: SearchSql,
+    /// Marks the staging blob `?1` as its writer's for as long as the writer's held connection
+    /// lives (see [`Backend::hold`]); `None` where nothing is staged in the database.
+    pub lock_staging: Option<&'static str>,
+    /// True for a staging blob `b` whose writer is gone (its mark is free); `FALSE` where only
+    /// age tells.
+    pub staging_abandoned: &'static str,
 }
 
 /// The full-text index, which each backend builds its own way.
@@ -230,6 +248,29 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     fn disk_bytes(&self) -> u64;
     /// Gives space back after a collection pass (best effort); `report` says what the pass freed.
     fn reclaim_space(&self, report: &GcReport);
+    /// Content larger than this (bytes) goes where the backend keeps large content as it arrives;
+    /// smaller content is committed with its entry in one transaction.
+    const SPILL_BYTES: usize;
+    /// Where this backend keeps large content outside its tables, if it does (SQLite: side files).
+    fn side_files(&self) -> Option<&super::side::SideFiles> {
+        None
+    }
+    /// A connection kept for one writer's staging, whose session marks the staging as alive.
+    type Held: Send + fmt::Debug + 'static;
+    fn hold(&self) -> Result<Self::Held>;
+    /// Runs `f` as one idempotent transaction on the held connection.
+    fn with_held<T>(
+        &self,
+        held: &mut Self::Held,
+        f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
+    ) -> Result<T>;
+    /// Frees the space the backend set aside so that deleting works on a full disk; false when
+    /// there is none (left).
+    fn release_reserve(&self) -> bool {
+        false
+    }
+    /// Sets that space aside again, if it can (best effort).
+    fn restore_reserve(&self) {}
 }
 
 /// A store: the storage rules over a backend.
@@ -481,124 +522,16 @@ fn check_version(entry: &Entry, if_version: Option<u64>) -> Result<(), Fail> {
     }
 }
 
-/// Deletes a blob when no entry points at it any more; returns the bytes freed. The row lock comes
-/// first and the look for entries after it, in a statement of its own: a writer on another host
-/// that is reusing this blob either finished (its entry is seen) or has not started (it will not
-/// find the blob and writes the content anew).
-fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, Fail> {
-    let sql = format!("SELECT 1 FROM blobs WHERE id = ?1{}", dialect.lock);
-    if c.first(&sql, &[Param::Int(blob)], |_| Ok(()))?.is_none() {
-        return Ok(0);
-    }
-    let freed = c.first(
-        "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) \
-         AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) RETURNING bytes",
-        &[Param::Int(blob)],
-        |r| r.count(0),
-    )?;
-    Ok(freed.unwrap_or(0))
-}
-
-fn delete_row(c: &mut dyn Conn, dialect: &Dialect, key: i64, blob: i64) -> Result<u64, Fail> {
+pub(super) fn delete_row(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    key: i64,
+    blob: i64,
+) -> Result<u64, Fail> {
     let kept = drop_versions(c, key)?;
     c.execute(dialect.search.unindex, &[Param::Int(key)])?;
     c.execute("DELETE FROM entries WHERE rowid = ?1", &[Param::Int(key)])?;
     Ok(release_blob(c, dialect, blob)? + release_blobs(c, dialect, kept)?)
-}
-
-/// Writes chunks; a chunk already there (a retried write whose first try did commit) is kept.
-fn insert_chunks(c: &mut dyn Conn, blob: i64, chunks: &[Chunk]) -> Result<(), Fail> {
-    for chunk in chunks {
-        c.execute(
-            "INSERT INTO chunks (blob, seq, byte_start, char_start, line_start, data) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT (blob, seq) DO NOTHING",
-            &[
-                Param::Int(blob),
-                Param::Int(i64::from(chunk.seq)),
-                Param::count(chunk.byte_start),
-                Param::count(chunk.char_start),
-                Param::count(chunk.line_start),
-                Param::Bytes(&chunk.data),
-            ],
-        )?;
-    }
-    Ok(())
-}
-
-fn abandoned() -> Fail {
-    Fail::App(Error::Storage(
-        "this write was idle so long that it was collected as abandoned; run it again".into(),
-    ))
-}
-
-/// Refreshes a staging blob so no collection pass takes it; fails if one already did.
-fn keep_staged(c: &mut dyn Conn, dialect: &Dialect, staged: i64) -> Result<(), Fail> {
-    let sql = format!(
-        "UPDATE blobs SET touched_at = {} WHERE id = ?1 AND state = 0",
-        dialect.now_ms
-    );
-    if c.execute(&sql, &[Param::Int(staged)])? == 0 {
-        return Err(abandoned());
-    }
-    Ok(())
-}
-
-fn new_staged(c: &mut dyn Conn, dialect: &Dialect) -> Result<i64, Fail> {
-    let sql = format!(
-        "INSERT INTO blobs (state, touched_at) VALUES (0, {}) RETURNING id",
-        dialect.now_ms
-    );
-    c.one(&sql, &[], |r| r.int(0))
-}
-
-/// Stores the content once: reuses a blob with the same hash, else completes the staged one or
-/// writes a new one.
-fn settle_blob(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    stats: &BlobStats,
-    pending: &PendingBlob,
-) -> Result<i64, Fail> {
-    // Touching the blob locks it: a concurrent release waits for this transaction, then sees our entry.
-    let sql = format!(
-        "UPDATE blobs SET touched_at = {} WHERE hash = ?1 AND state = 1 RETURNING id",
-        dialect.now_ms
-    );
-    if let Some(id) = c.first(&sql, &[Param::Text(&stats.hash)], |r| r.int(0))? {
-        if let Some(staged) = pending.staged {
-            c.execute(
-                "DELETE FROM blobs WHERE id = ?1 AND state = 0",
-                &[Param::Int(staged)],
-            )?;
-        }
-        return Ok(id);
-    }
-    let id = match pending.staged {
-        Some(staged) => {
-            keep_staged(c, dialect, staged)?;
-            staged
-        }
-        None => new_staged(c, dialect)?,
-    };
-    insert_chunks(c, id, &pending.buffered)?;
-    let sql = format!(
-        "UPDATE blobs SET hash = ?2, bytes = ?3, chars = ?4, lines = ?5, chunks = ?6, mime = ?7, state = 1, \
-         touched_at = {} WHERE id = ?1",
-        dialect.now_ms
-    );
-    c.execute(
-        &sql,
-        &[
-            Param::Int(id),
-            Param::Text(&stats.hash),
-            Param::count(stats.bytes),
-            Param::count(stats.chars),
-            Param::count(stats.lines),
-            Param::Int(i64::from(stats.chunks)),
-            Param::OptText(stats.mime.as_deref()),
-        ],
-    )?;
-    Ok(id)
 }
 
 /// `<stem>_<n>` with the session's next `n`; the counter's row stays locked until commit, so
@@ -670,7 +603,7 @@ fn commit_entry(
     c: &mut dyn Conn,
     dialect: &Dialect,
     write: &EntryWrite,
-    blob: &PendingBlob,
+    blob: &Settling<'_>,
 ) -> Result<Entry, Fail> {
     let now = write.now;
     let (name, existing) = match &write.name {
@@ -813,45 +746,17 @@ fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
 }
 
 impl<B: Backend> Store for SqlStore<B> {
-    fn stage_chunks(&self, staged: &mut Option<i64>, chunks: &[Chunk]) -> Result<()> {
-        let current = *staged;
-        let dialect = self.dialect();
-        // Idempotent: chunks already written are kept, so a retry after a lost COMMIT is harmless.
-        let id = self
-            .backend
-            .transaction(true, &mut |c| {
-                let id = match current {
-                    Some(id) => {
-                        keep_staged(c, dialect, id)?;
-                        id
-                    }
-                    None => new_staged(c, dialect)?,
-                };
-                insert_chunks(c, id, chunks)?;
-                Ok(id)
-            })
-            .map_err(|e| match e {
-                TxError::Failed(err) | TxError::Unsure(err) => err,
-            })?;
-        *staged = Some(id);
-        Ok(())
+    fn begin_blob(&self) -> Result<Box<dyn BlobWriter + '_>> {
+        Ok(Box::new(ContentWriter::new(self)))
     }
 
-    fn discard_staged(&self, staged: i64) -> Result<()> {
-        self.write(|c| {
-            c.execute(
-                "DELETE FROM blobs WHERE id = ?1 AND state = 0",
-                &[Param::Int(staged)],
-            )?;
-            Ok(())
-        })
-    }
-
-    fn commit(&self, write: &EntryWrite, blob: PendingBlob) -> Result<Entry> {
+    fn commit(&self, write: &EntryWrite, mut blob: PendingBlob) -> Result<Entry> {
         let dialect = self.dialect();
+        let file = std::sync::Mutex::new(None);
+        let settling = self.settling(&write.stats, &mut blob, &file)?;
         let attempt = || {
             self.backend
-                .transaction(false, &mut |c| commit_entry(c, dialect, write, &blob))
+                .transaction(false, &mut |c| commit_entry(c, dialect, write, &settling))
         };
         let mut result = attempt();
         if let Err(TxError::Unsure(err)) = &result {
@@ -873,9 +778,20 @@ impl<B: Backend> Store for SqlStore<B> {
                  saved: look for it before writing it again)"
             )),
         });
-        if let (Err(_), Some(staged)) = (&result, blob.staged) {
+        if let (Err(_), content::SettlingContent::Staged(staged)) = (&result, &settling.content) {
             // Best effort (a no-op if the write did land): GC removes it later if this fails too.
-            let _ = self.discard_staged(staged);
+            let staged = *staged;
+            let _ = self.write(|c| {
+                c.execute(
+                    "DELETE FROM blobs WHERE id = ?1 AND state = 0",
+                    &[Param::Int(staged)],
+                )?;
+                Ok(())
+            });
+        }
+        // A replaced entry may have left a side file to remove.
+        if result.as_ref().is_ok_and(|entry| entry.info.version > 1) {
+            let _ = self.remove_doomed_files();
         }
         result
     }
@@ -976,7 +892,7 @@ impl<B: Backend> Store for SqlStore<B> {
         now: i64,
     ) -> Result<Option<EntryInfo>> {
         let dialect = self.dialect();
-        self.write(|c| {
+        let deleted = self.freeing(|c| {
             let Some((row, entry)) = find_live(c, dialect, session, key, now, true)? else {
                 return Ok(None);
             };
@@ -984,7 +900,9 @@ impl<B: Backend> Store for SqlStore<B> {
             check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
             delete_row(c, dialect, row, entry.blob)?;
             Ok(Some(entry.info))
-        })
+        })?;
+        self.after_freeing();
+        Ok(deleted)
     }
 
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64> {
@@ -993,7 +911,7 @@ impl<B: Backend> Store for SqlStore<B> {
             "SELECT rowid, blob FROM entries WHERE session = ?1 AND turn = ?2{}",
             dialect.lock
         );
-        self.write(|c| {
+        let deleted = self.freeing(|c| {
             let rows = c.rows(&sql, &[Param::Text(session), Param::Text(turn)], |r| {
                 Ok((r.int(0)?, r.int(1)?))
             })?;
@@ -1001,49 +919,17 @@ impl<B: Backend> Store for SqlStore<B> {
                 delete_row(c, dialect, *row, *blob)?;
             }
             Ok(rows.len() as u64)
-        })
+        })?;
+        self.after_freeing();
+        Ok(deleted)
     }
 
     fn locate(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>> {
-        let (sql, value) = match at {
-            Locate::Byte(b) => (
-                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
-                 WHERE blob = ?1 AND byte_start <= ?2 ORDER BY byte_start DESC LIMIT 1",
-                b,
-            ),
-            Locate::Char(c) => (
-                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
-                 WHERE blob = ?1 AND char_start <= ?2 ORDER BY char_start DESC LIMIT 1",
-                c,
-            ),
-            Locate::AfterNewlines(n) => (
-                "SELECT seq, byte_start, char_start, line_start, CAST(length(data) AS BIGINT) FROM chunks \
-                 WHERE blob = ?1 AND line_start < ?2 ORDER BY line_start DESC, seq DESC LIMIT 1",
-                n,
-            ),
-        };
-        self.read(|c| {
-            c.first(sql, &[Param::Int(blob), Param::count(value)], |r| {
-                Ok(ChunkPos {
-                    seq: u32::try_from(r.int(0)?).unwrap_or(u32::MAX),
-                    byte_start: r.count(1)?,
-                    char_start: r.count(2)?,
-                    line_start: r.count(3)?,
-                    len: r.count(4)?,
-                })
-            })
-        })
+        self.locate_chunk(blob, at)
     }
 
     fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
-        self.read(|c| {
-            c.first(
-                "SELECT data FROM chunks WHERE blob = ?1 AND seq = ?2",
-                &[Param::Int(blob), Param::Int(i64::from(seq))],
-                |r| r.bytes(0),
-            )?
-            .ok_or_else(|| Fail::App(Error::Raced(format!("blob {blob}"))))
-        })
+        self.read_chunk(blob, seq)
     }
 
     fn list(
@@ -1251,84 +1137,11 @@ impl<B: Backend> Store for SqlStore<B> {
     }
 
     fn gc(&self, policy: &GcPolicy) -> Result<GcReport> {
-        let dialect = self.dialect();
-        let before = self.backend.disk_bytes();
-        let now = policy.now;
-        let expired_sql = format!(
-            "SELECT rowid, blob FROM entries WHERE expires_at <= ?1 AND NOT pinned{}",
-            dialect.lock_skip_locked
-        );
-        // Staging untouched for `stale_after_ms` by the store's clock; a writer that is still going
-        // refreshes it with every batch, and a locked row is one being written right now.
-        let stale_sql = format!(
-            "DELETE FROM blobs WHERE id IN (SELECT id FROM blobs WHERE state = 0 AND touched_at < {} - ?1{})",
-            dialect.now_ms, dialect.lock_skip_locked
-        );
-        let victims_sql = format!(
-            "SELECT rowid, blob FROM entries WHERE NOT pinned ORDER BY accessed_at ASC LIMIT 64{}",
-            dialect.lock_skip_locked
-        );
-        let mut report = self.write(|c| {
-            let mut report = GcReport::default();
-            if let Some(lock) = dialect.lock_gc {
-                // One pass at a time per store; a second host's pass waits, then finds little to do.
-                c.execute(lock, &[])?;
-            }
-            let expired = c.rows(&expired_sql, &[Param::Int(now)], |r| {
-                Ok((r.int(0)?, r.int(1)?))
-            })?;
-            for (row, blob) in &expired {
-                report.bytes_freed += delete_row(c, dialect, *row, *blob)?;
-            }
-            report.expired = expired.len() as u64;
-            report.stale_writes_removed =
-                c.execute(&stale_sql, &[Param::Int(policy.stale_after_ms)])?;
-            let orphans = c.rows(
-                "SELECT id FROM blobs b WHERE state = 1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = b.id) \
-                 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = b.id)",
-                &[],
-                |r| r.int(0),
-            )?;
-            for blob in orphans {
-                let freed = release_blob(c, dialect, blob)?;
-                if freed > 0 {
-                    report.blobs_removed += 1;
-                    report.bytes_freed += freed;
-                }
-            }
-            if let Some(quota) = policy.quota_bytes {
-                let mut stored = c.one(
-                    "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM blobs",
-                    &[],
-                    |r| r.count(0),
-                )?;
-                while stored > quota {
-                    let victims = c.rows(&victims_sql, &[], |r| Ok((r.int(0)?, r.int(1)?)))?;
-                    if victims.is_empty() {
-                        break;
-                    }
-                    for (row, blob) in victims {
-                        let freed = delete_row(c, dialect, row, blob)?;
-                        report.evicted += 1;
-                        report.bytes_freed += freed;
-                        stored = stored.saturating_sub(freed);
-                        if stored <= quota {
-                            break;
-                        }
-                    }
-                }
-            }
-            c.execute(
-                "INSERT INTO store_meta (key, value) VALUES ('last_gc_at', ?1) \
-                 ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                &[Param::Text(&now.to_string())],
-            )?;
-            Ok(report)
-        })?;
-        self.backend.reclaim_space(&report);
-        report.disk_bytes_before = before;
-        report.disk_bytes_after = self.backend.disk_bytes();
-        Ok(report)
+        self.collect(policy)
+    }
+
+    fn check(&self, progress: &mut dyn FnMut(u64)) -> Result<super::CheckReport> {
+        self.check_all(progress)
     }
 
     fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease> {
@@ -1420,7 +1233,7 @@ impl<B: Backend> Store for SqlStore<B> {
 
     fn prune_history(&self, policy: &HistoryPolicy, now: i64) -> Result<(u64, u64)> {
         let dialect = self.dialect();
-        self.write(|c| {
+        let pruned = self.freeing(|c| {
             if let Some(lock) = dialect.lock_gc {
                 c.execute(lock, &[])?;
             }
@@ -1441,326 +1254,10 @@ impl<B: Backend> Store for SqlStore<B> {
             )?);
             let count = dropped.len() as u64;
             Ok((count, release_blobs(c, dialect, dropped)?))
-        })
+        })?;
+        self.after_freeing();
+        Ok(pruned)
     }
-}
-
-// Teams of agents: leases with fencing tokens, and the versions a change replaces.
-
-/// Times a claim is tried again when the lease it lost to was let go in the meantime.
-const LEASE_CLAIM_ATTEMPTS: usize = 8;
-
-/// The columns a [`Lease`] is read from, after the name, with the store's clock last.
-fn lease_sql(dialect: &Dialect, lock: bool) -> String {
-    format!(
-        "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 AND name = ?2{}",
-        dialect.now_ms,
-        if lock { dialect.lock } else { "" }
-    )
-}
-
-fn lease_from_row(row: &dyn Row) -> Result<Lease, Fail> {
-    Ok(Lease {
-        name: row.text(0)?,
-        holder: row.opt_text(1)?,
-        token: row.count(2)?,
-        acquired_at: row.int(3)?,
-        expires_at: row.int(4)?,
-        now: row.int(5)?,
-    })
-}
-
-fn find_lease(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    session: &str,
-    name: &str,
-    lock: bool,
-) -> Result<Option<Lease>, Fail> {
-    c.first(
-        &lease_sql(dialect, lock),
-        &[Param::Text(session), Param::Text(name)],
-        lease_from_row,
-    )
-}
-
-/// The fencing rule: a change carrying lease `token` goes ahead only while no newer token was
-/// issued for `name`. The lease row stays locked until the change commits, so a new claim waits
-/// for it and a change never lands after its successor's claim.
-fn check_lease(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    session: &str,
-    name: &str,
-    token: Option<u64>,
-) -> Result<(), Fail> {
-    let Some(token) = token else {
-        return Ok(());
-    };
-    match find_lease(c, dialect, session, name, true)? {
-        None => Err(Fail::App(Error::Conflict(ConflictKind::NoLease {
-            name: name.to_owned(),
-            token,
-        }))),
-        Some(lease) if lease.token > token => {
-            Err(Fail::App(Error::Conflict(ConflictKind::Fenced {
-                token,
-                lease,
-            })))
-        }
-        Some(lease) if lease.token < token => Err(never_issued(token, &lease)),
-        Some(_) => Ok(()),
-    }
-}
-
-fn never_issued(token: u64, lease: &Lease) -> Fail {
-    Fail::App(Error::invalid(format!(
-        "lease token {token} was never issued for `{}` (the newest is {}); pass the token that \
-         acquiring the lease printed",
-        lease.name, lease.token
-    )))
-}
-
-/// Acquires, renews or releases a lease in one transaction, every time by the store's clock: read
-/// once per statement, so a lease lasts exactly what was asked from the moment it is judged.
-fn change_lease(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    session: &str,
-    name: &str,
-    op: LeaseOp<'_>,
-) -> Result<Lease, Fail> {
-    let clock = format!("SELECT {}", dialect.now_ms);
-    // The clock is ?5; a new expiry ?4.
-    let returning = "RETURNING name, holder, token, acquired_at, expires_at, CAST(?5 AS BIGINT)";
-    let key = [Param::Text(session), Param::Text(name)];
-    match op {
-        LeaseOp::Acquire { holder, ttl_ms } => {
-            c.execute(
-                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at) \
-                 VALUES (?1, ?2, NULL, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
-                &key,
-            )?;
-            let sql = format!(
-                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND (holder IS NULL OR expires_at <= ?5) {returning}"
-            );
-            // A claim that waited for another's lock judged by a clock read before the wait; and
-            // each statement sees what committed before it (PostgreSQL), so a holder may release or
-            // its lease lapse between the claim and the look at who holds it. Then claim again.
-            for _ in 0..LEASE_CLAIM_ATTEMPTS {
-                let now = c.one(&clock, &[], |r| r.int(0))?;
-                let params = [
-                    key[0],
-                    key[1],
-                    Param::Text(holder),
-                    Param::Int(now.saturating_add(ttl_ms)),
-                    Param::Int(now),
-                ];
-                if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
-                    return Ok(lease);
-                }
-                match find_lease(c, dialect, session, name, false)? {
-                    Some(lease) if lease.is_held() => {
-                        return Err(Fail::App(Error::Conflict(ConflictKind::Leased(lease))));
-                    }
-                    _ => {}
-                }
-            }
-            Err(Fail::App(Error::Raced(name.to_owned())))
-        }
-        LeaseOp::Renew { token, ttl_ms } => {
-            let now = c.one(&clock, &[], |r| r.int(0))?;
-            let sql = format!(
-                "UPDATE leases SET expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 {returning}"
-            );
-            let params = [
-                key[0],
-                key[1],
-                Param::count(token),
-                Param::Int(now.saturating_add(ttl_ms)),
-                Param::Int(now),
-            ];
-            if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
-                return Ok(lease);
-            }
-            Err(lease_refused(c, dialect, session, name, token)?)
-        }
-        LeaseOp::Release { token } => {
-            let now = c.one(&clock, &[], |r| r.int(0))?;
-            let sql = "UPDATE leases SET holder = NULL, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 RETURNING name, holder, token, acquired_at, expires_at, CAST(?4 AS BIGINT)";
-            let params = [key[0], key[1], Param::count(token), Param::Int(now)];
-            if let Some(lease) = c.first(sql, &params, lease_from_row)? {
-                return Ok(lease);
-            }
-            // Released already by this very claim: nothing to do.
-            match find_lease(c, dialect, session, name, false)? {
-                Some(lease) if lease.token == token && lease.holder.is_none() => Ok(lease),
-                _ => Err(lease_refused(c, dialect, session, name, token)?),
-            }
-        }
-    }
-}
-
-/// Why a renewal or release with `token` found nothing to change.
-fn lease_refused(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    session: &str,
-    name: &str,
-    token: u64,
-) -> Result<Fail, Fail> {
-    Ok(match find_lease(c, dialect, session, name, false)? {
-        None => Fail::App(Error::Conflict(ConflictKind::NoLease {
-            name: name.to_owned(),
-            token,
-        })),
-        Some(lease) if lease.token > token => {
-            Fail::App(Error::Conflict(ConflictKind::Fenced { token, lease }))
-        }
-        Some(lease) if lease.token < token => never_issued(token, &lease),
-        Some(lease) => Fail::App(Error::invalid(format!(
-            "the lease on `{name}` (token {token}) was released; acquire it again to hold it",
-            name = lease.name
-        ))),
-    })
-}
-
-/// Before an entry changes: keeps its current version (content by reference) when the entry keeps
-/// history, then drops what the policy no longer keeps. `keep: None` asks the entry itself.
-fn keep_version(
-    c: &mut dyn Conn,
-    dialect: &Dialect,
-    key: i64,
-    keep: Option<bool>,
-    policy: &HistoryPolicy,
-    now: i64,
-) -> Result<(), Fail> {
-    let keep = match keep {
-        Some(keep) => keep,
-        None => c.one(
-            "SELECT keeps_history FROM entries WHERE rowid = ?1",
-            &[Param::Int(key)],
-            |r| r.flag(0),
-        )?,
-    };
-    if !keep {
-        return Ok(());
-    }
-    if policy.versions > 0 {
-        c.execute(
-            "INSERT INTO versions (entry, version, blob, kind, bytes, chars, lines, hash, author, summary, \
-             written_at, replaced_at) \
-             SELECT rowid, version, blob, kind, bytes, chars, lines, hash, author, summary, updated_at, ?2 \
-             FROM entries WHERE rowid = ?1 ON CONFLICT (entry, version) DO NOTHING",
-            &[Param::Int(key), Param::Int(now)],
-        )?;
-    }
-    let oldest_kept = policy
-        .max_age_ms
-        .map_or(i64::MIN, |age| now.saturating_sub(age));
-    let dropped = c.rows(
-        "DELETE FROM versions WHERE entry = ?1 AND (replaced_at < ?3 OR version <= \
-         (SELECT version FROM versions WHERE entry = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2)) \
-         RETURNING blob",
-        &[
-            Param::Int(key),
-            Param::Int(i64::from(policy.versions)),
-            Param::Int(oldest_kept),
-        ],
-        |r| r.int(0),
-    )?;
-    release_blobs(c, dialect, dropped)?;
-    Ok(())
-}
-
-/// Records who made the entry's current version and what the change did.
-fn record_change(
-    c: &mut dyn Conn,
-    key: i64,
-    author: Option<&str>,
-    change: &Change,
-    keeps_history: Option<bool>,
-) -> Result<(), Fail> {
-    let summary = serde_json::to_string(change).ok();
-    c.execute(
-        "UPDATE entries SET author = ?2, summary = ?3, keeps_history = COALESCE(?4, keeps_history) \
-         WHERE rowid = ?1",
-        &[
-            Param::Int(key),
-            Param::OptText(author),
-            Param::OptText(summary.as_deref()),
-            match keeps_history {
-                Some(keeps) => Param::Bool(keeps),
-                None => Param::OptInt(None),
-            },
-        ],
-    )?;
-    Ok(())
-}
-
-/// What a metadata change did, and whether it changes the entry's keeping of history: a renamed
-/// output becomes a note, which keeps its history.
-fn summarize(entry: &Entry, change: &EntryChange) -> (Change, Option<bool>) {
-    match change {
-        EntryChange::Rename(_) => (
-            Change::Renamed {
-                from: entry.info.name.clone(),
-            },
-            Some(true),
-        ),
-        EntryChange::Pin(true) => (Change::Pinned, None),
-        EntryChange::Pin(false) => (Change::Unpinned, None),
-        EntryChange::ExpiresAt(at) => (Change::Lifetime { expires_at: *at }, None),
-        EntryChange::Meta(_) => (Change::Meta, None),
-    }
-}
-
-/// Removes an entry's kept versions; returns the blobs they pointed at, to release once the
-/// entry itself is gone.
-fn drop_versions(c: &mut dyn Conn, key: i64) -> Result<Vec<i64>, Fail> {
-    c.rows(
-        "DELETE FROM versions WHERE entry = ?1 RETURNING blob",
-        &[Param::Int(key)],
-        |r| r.int(0),
-    )
-}
-
-/// Releases each blob once; returns the bytes freed.
-fn release_blobs(c: &mut dyn Conn, dialect: &Dialect, mut blobs: Vec<i64>) -> Result<u64, Fail> {
-    blobs.sort_unstable();
-    blobs.dedup();
-    let mut freed = 0;
-    for blob in blobs {
-        freed += release_blob(c, dialect, blob)?;
-    }
-    Ok(freed)
-}
-
-/// Reads `version, kind, bytes, chars, lines, hash, author, summary, written_at`.
-fn version_from_row(row: &dyn Row) -> Result<VersionInfo, Fail> {
-    let kind = row.text(1)?;
-    Ok(VersionInfo {
-        version: row.count(0)?,
-        kind: Kind::parse(&kind).map_err(|_| {
-            Fail::App(Error::Storage(format!(
-                "a kept version of an unknown kind `{kind}`; the store is damaged"
-            )))
-        })?,
-        bytes: row.count(2)?,
-        chars: row.count(3)?,
-        lines: row.count(4)?,
-        hash: row.text(5)?,
-        author: row.opt_text(6)?,
-        change: row
-            .opt_text(7)?
-            .and_then(|json| serde_json::from_str(&json).ok()),
-        written_at: row.int(8)?,
-    })
 }
 
 #[cfg(test)]

@@ -1,0 +1,495 @@
+//! Blob content: how it arrives (in memory, then a side file or staging rows once it is large), how
+//! it is stored once per hash, how a chunk is read back and verified, and how it is freed.
+
+use std::sync::Mutex;
+
+use super::{Backend, Conn, Dialect, Fail, Param, SqlStore};
+use crate::error::{Error, Result};
+use crate::store::side::TempFile;
+use crate::store::{
+    BlobStats, BlobWriter, Chunk, ChunkPos, Locate, Pending, PendingBlob, checksum,
+};
+
+/// Receives a blob's content: in memory until it passes [`Backend::SPILL_BYTES`], then into a side
+/// file (where the backend keeps them) or staging rows marked with the writer's held connection.
+#[derive(Debug)]
+pub(super) struct ContentWriter<'a, B: Backend> {
+    store: &'a SqlStore<B>,
+    /// Chunks not written anywhere yet.
+    memory: Vec<Chunk>,
+    memory_bytes: usize,
+    /// Where spilled chunks went, and their positions.
+    spill: Spill<B::Held>,
+    spilled: Vec<ChunkPos>,
+}
+
+#[derive(Debug)]
+enum Spill<H> {
+    None,
+    File(TempFile),
+    Staged { id: Option<i64>, held: H },
+}
+
+impl<'a, B: Backend> ContentWriter<'a, B> {
+    pub(super) fn new(store: &'a SqlStore<B>) -> Self {
+        Self {
+            store,
+            memory: Vec::new(),
+            memory_bytes: 0,
+            spill: Spill::None,
+            spilled: Vec::new(),
+        }
+    }
+
+    /// Moves the chunks held in memory to where large content goes.
+    fn spill(&mut self) -> Result<()> {
+        if matches!(self.spill, Spill::None) {
+            self.spill = match self.store.backend.side_files() {
+                Some(side) => Spill::File(side.create()?),
+                None => Spill::Staged {
+                    id: None,
+                    held: self.store.backend.hold()?,
+                },
+            };
+        }
+        let chunks = std::mem::take(&mut self.memory);
+        self.memory_bytes = 0;
+        match &mut self.spill {
+            Spill::None => unreachable!("a spill target was chosen above"),
+            Spill::File(file) => {
+                for chunk in &chunks {
+                    file.write(&chunk.data)?;
+                }
+            }
+            Spill::Staged { id, held } => {
+                let dialect = self.store.dialect();
+                let current = *id;
+                // Idempotent: chunks already written are kept, so a retry after a lost COMMIT is
+                // harmless.
+                let staged = self.store.backend.with_held(held, &mut |c| {
+                    let staged = match current {
+                        Some(staged) => {
+                            keep_staged(c, dialect, staged)?;
+                            staged
+                        }
+                        None => {
+                            let staged = new_staged(c, dialect)?;
+                            if let Some(lock) = dialect.lock_staging {
+                                c.execute(lock, &[Param::Int(staged)])?;
+                            }
+                            staged
+                        }
+                    };
+                    insert_chunks(
+                        c,
+                        staged,
+                        chunks
+                            .iter()
+                            .map(|chunk| (&chunk.pos, Some(&chunk.data[..]))),
+                    )?;
+                    Ok(staged)
+                })?;
+                *id = Some(staged);
+            }
+        }
+        self.spilled
+            .extend(chunks.into_iter().map(|chunk| chunk.pos));
+        Ok(())
+    }
+}
+
+impl<B: Backend> BlobWriter for ContentWriter<'_, B> {
+    fn push(&mut self, chunk: Chunk) -> Result<()> {
+        if let Spill::File(file) = &mut self.spill {
+            file.write(&chunk.data)?;
+            self.spilled.push(chunk.pos);
+            return Ok(());
+        }
+        self.memory_bytes += chunk.data.len();
+        self.memory.push(chunk);
+        if self.memory_bytes >= B::SPILL_BYTES {
+            self.spill()?;
+        }
+        Ok(())
+    }
+
+    fn finish(mut self: Box<Self>) -> Result<PendingBlob> {
+        if !matches!(self.spill, Spill::None) && !self.memory.is_empty() {
+            self.spill()?;
+        }
+        let spill = std::mem::replace(&mut self.spill, Spill::None);
+        Ok(match spill {
+            Spill::None => {
+                let (chunks, data) = std::mem::take(&mut self.memory)
+                    .into_iter()
+                    .map(|chunk| (chunk.pos, chunk.data))
+                    .unzip();
+                PendingBlob {
+                    chunks,
+                    content: Pending::Memory(data),
+                }
+            }
+            Spill::File(file) => PendingBlob {
+                chunks: std::mem::take(&mut self.spilled),
+                content: Pending::File(file),
+            },
+            Spill::Staged { id, held } => PendingBlob {
+                chunks: std::mem::take(&mut self.spilled),
+                content: Pending::Staged {
+                    id: id.unwrap_or_default(),
+                    hold: Box::new(held),
+                },
+            },
+        })
+    }
+}
+
+impl<B: Backend> Drop for ContentWriter<'_, B> {
+    fn drop(&mut self) {
+        // A writer dropped before it finished (an error, a cancelled put): its staging goes now. A
+        // side file removes itself; if this fails, the writer's mark is gone with it, so the next
+        // collection pass takes the rows.
+        if let Spill::Staged { id: Some(id), .. } = self.spill {
+            let _ = self.store.write(|c| {
+                c.execute(
+                    "DELETE FROM blobs WHERE id = ?1 AND state = 0",
+                    &[Param::Int(id)],
+                )?;
+                Ok(())
+            });
+        }
+    }
+}
+
+/// Writes chunk rows: positions, length and checksum, with the data when it is kept in the table.
+/// A chunk already there (a retried write whose first try did commit) is kept.
+pub(super) fn insert_chunks<'d>(
+    c: &mut dyn Conn,
+    blob: i64,
+    chunks: impl IntoIterator<Item = (&'d ChunkPos, Option<&'d [u8]>)>,
+) -> Result<(), Fail> {
+    for (pos, data) in chunks {
+        c.execute(
+            "INSERT INTO chunks (blob, seq, byte_start, char_start, line_start, len, checksum, data) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (blob, seq) DO NOTHING",
+            &[
+                Param::Int(blob),
+                Param::Int(i64::from(pos.seq)),
+                Param::count(pos.byte_start),
+                Param::count(pos.char_start),
+                Param::count(pos.line_start),
+                Param::count(pos.len),
+                Param::OptInt(pos.checksum.map(i64::from)),
+                Param::Bytes(data.unwrap_or_default()),
+            ],
+        )?;
+    }
+    Ok(())
+}
+
+fn abandoned() -> Fail {
+    Fail::App(Error::Storage(
+        "this write was idle so long that it was collected as abandoned; run it again".into(),
+    ))
+}
+
+/// Refreshes a staging blob so no collection pass takes it; fails if one already did.
+fn keep_staged(c: &mut dyn Conn, dialect: &Dialect, staged: i64) -> Result<(), Fail> {
+    let sql = format!(
+        "UPDATE blobs SET touched_at = {} WHERE id = ?1 AND state = 0",
+        dialect.now_ms
+    );
+    if c.execute(&sql, &[Param::Int(staged)])? == 0 {
+        return Err(abandoned());
+    }
+    Ok(())
+}
+
+fn new_staged(c: &mut dyn Conn, dialect: &Dialect) -> Result<i64, Fail> {
+    let sql = format!(
+        "INSERT INTO blobs (state, touched_at) VALUES (0, {}) RETURNING id",
+        dialect.now_ms
+    );
+    c.one(&sql, &[], |r| r.int(0))
+}
+
+/// The id of the committed blob with this hash, if there is one; touching it locks it, so a
+/// concurrent release waits for this transaction and then sees our entry.
+fn touch_blob(c: &mut dyn Conn, dialect: &Dialect, hash: &str) -> Result<Option<i64>, Fail> {
+    let sql = format!(
+        "UPDATE blobs SET touched_at = {} WHERE hash = ?1 AND state = 1 RETURNING id",
+        dialect.now_ms
+    );
+    c.first(&sql, &[Param::Text(hash)], |r| r.int(0))
+}
+
+/// Pending content as one transaction's commit sees it; a side file is taken out when adopted.
+pub(super) struct Settling<'p> {
+    pub chunks: &'p [ChunkPos],
+    pub content: SettlingContent<'p>,
+}
+
+pub(super) enum SettlingContent<'p> {
+    Memory(&'p [Vec<u8>]),
+    Staged(i64),
+    File(&'p Mutex<Option<TempFile>>),
+}
+
+/// Stores the content once: reuses a blob with the same hash, else makes the pending content a
+/// blob (the staged rows completed, the side file named, or the chunks written with their data).
+pub(super) fn settle_blob(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    stats: &BlobStats,
+    pending: &Settling<'_>,
+) -> Result<i64, Fail> {
+    if let Some(id) = touch_blob(c, dialect, &stats.hash)? {
+        if let SettlingContent::Staged(staged) = pending.content {
+            c.execute(
+                "DELETE FROM blobs WHERE id = ?1 AND state = 0",
+                &[Param::Int(staged)],
+            )?;
+        }
+        // A side file not adopted removes itself when the commit is done with it.
+        return Ok(id);
+    }
+    let (id, external) = match &pending.content {
+        SettlingContent::Staged(staged) => {
+            keep_staged(c, dialect, *staged)?;
+            (*staged, false)
+        }
+        SettlingContent::Memory(data) => {
+            let id = new_staged(c, dialect)?;
+            insert_chunks(
+                c,
+                id,
+                pending.chunks.iter().zip(data.iter().map(|d| Some(&d[..]))),
+            )?;
+            (id, false)
+        }
+        SettlingContent::File(file) => {
+            let id = new_staged(c, dialect)?;
+            insert_chunks(c, id, pending.chunks.iter().map(|pos| (pos, None)))?;
+            let taken = file.lock().ok().and_then(|mut slot| slot.take());
+            let file = taken.ok_or_else(|| {
+                Fail::App(Error::Storage(
+                    "the side file of this write was already used; run it again".into(),
+                ))
+            })?;
+            // Named under the store's write lock, which a collection pass takes too.
+            file.adopt(&stats.hash)?;
+            (id, true)
+        }
+    };
+    let sql = format!(
+        "UPDATE blobs SET hash = ?2, bytes = ?3, chars = ?4, lines = ?5, chunks = ?6, mime = ?7, \
+         external = ?8, state = 1, touched_at = {} WHERE id = ?1",
+        dialect.now_ms
+    );
+    c.execute(
+        &sql,
+        &[
+            Param::Int(id),
+            Param::Text(&stats.hash),
+            Param::count(stats.bytes),
+            Param::count(stats.chars),
+            Param::count(stats.lines),
+            Param::Int(i64::from(stats.chunks)),
+            Param::OptText(stats.mime.as_deref()),
+            Param::Bool(external),
+        ],
+    )?;
+    Ok(id)
+}
+
+/// Deletes a blob when no entry and no kept version points at it any more; returns the bytes
+/// freed. The row lock comes first and the look for references after it, in a statement of its
+/// own: a writer on another host that is reusing this blob either finished (its entry is seen) or
+/// has not started (it will not find the blob and writes the content anew). A side file is marked
+/// doomed, to be removed once the transaction has committed.
+pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, Fail> {
+    let sql = format!("SELECT 1 FROM blobs WHERE id = ?1{}", dialect.lock);
+    if c.first(&sql, &[Param::Int(blob)], |_| Ok(()))?.is_none() {
+        return Ok(0);
+    }
+    let freed = c.first(
+        "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) \
+         AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) RETURNING bytes, external, hash",
+        &[Param::Int(blob)],
+        |r| Ok((r.count(0)?, r.flag(1)?, r.opt_text(2)?)),
+    )?;
+    let Some((bytes, external, hash)) = freed else {
+        return Ok(0);
+    };
+    if let (true, Some(hash)) = (external, hash) {
+        c.execute(
+            "INSERT INTO doomed_files (hash) VALUES (?1) ON CONFLICT (hash) DO NOTHING",
+            &[Param::Text(&hash)],
+        )?;
+    }
+    Ok(bytes)
+}
+
+impl<B: Backend> SqlStore<B> {
+    /// Whether a committed blob holds this content.
+    pub(super) fn has_blob(&self, hash: &str) -> Result<bool> {
+        self.read(|c| {
+            c.first(
+                "SELECT 1 FROM blobs WHERE hash = ?1 AND state = 1",
+                &[Param::Text(hash)],
+                |_| Ok(()),
+            )
+            .map(|found| found.is_some())
+        })
+    }
+
+    /// Removes the side files of blobs deleted by committed transactions, unless the same content
+    /// came back meanwhile. Runs under the write lock, as every naming of a side file does.
+    pub(super) fn remove_doomed_files(&self) -> Result<u64> {
+        let Some(side) = self.backend.side_files() else {
+            return Ok(0);
+        };
+        let doomed = self.read(|c| {
+            c.rows("SELECT hash FROM doomed_files LIMIT 1000", &[], |r| {
+                r.text(0)
+            })
+        })?;
+        if doomed.is_empty() {
+            return Ok(0);
+        }
+        self.write(|c| {
+            let mut removed = 0;
+            for hash in &doomed {
+                let back = c
+                    .first(
+                        "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
+                        &[Param::Text(hash)],
+                        |_| Ok(()),
+                    )?
+                    .is_some();
+                if !back {
+                    side.remove(hash)?;
+                    removed += 1;
+                }
+                c.execute(
+                    "DELETE FROM doomed_files WHERE hash = ?1",
+                    &[Param::Text(hash)],
+                )?;
+            }
+            Ok(removed)
+        })
+    }
+
+    pub(super) fn locate_chunk(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>> {
+        let (sql, value) = match at {
+            Locate::Byte(b) => (
+                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
+                 WHERE blob = ?1 AND byte_start <= ?2 ORDER BY byte_start DESC LIMIT 1",
+                b,
+            ),
+            Locate::Char(c) => (
+                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
+                 WHERE blob = ?1 AND char_start <= ?2 ORDER BY char_start DESC LIMIT 1",
+                c,
+            ),
+            Locate::AfterNewlines(n) => (
+                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
+                 WHERE blob = ?1 AND line_start < ?2 ORDER BY line_start DESC, seq DESC LIMIT 1",
+                n,
+            ),
+        };
+        self.read(|c| {
+            c.first(sql, &[Param::Int(blob), Param::count(value)], |r| {
+                Ok(ChunkPos {
+                    seq: u32::try_from(r.int(0)?).unwrap_or(u32::MAX),
+                    byte_start: r.count(1)?,
+                    char_start: r.count(2)?,
+                    line_start: r.count(3)?,
+                    len: r.count(4)?,
+                    checksum: r.opt_int(5)?.and_then(|sum| u32::try_from(sum).ok()),
+                })
+            })
+        })
+    }
+
+    /// One chunk's data, from the table or the side file, checked against its checksum.
+    pub(super) fn read_chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
+        let found = self.read(|c| {
+            c.first(
+                "SELECT c.data, c.byte_start, c.len, c.checksum, b.external, b.hash FROM chunks c \
+                 JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq = ?2",
+                &[Param::Int(blob), Param::Int(i64::from(seq))],
+                |r| {
+                    Ok((
+                        r.bytes(0)?,
+                        r.count(1)?,
+                        r.opt_int(2)?,
+                        r.opt_int(3)?,
+                        r.flag(4)?,
+                        r.opt_text(5)?,
+                    ))
+                },
+            )
+        })?;
+        let Some((data, byte_start, len, sum, external, hash)) = found else {
+            return Err(Error::Raced(format!("blob {blob}")));
+        };
+        let data = match (external, hash, self.backend.side_files()) {
+            (true, Some(hash), Some(side)) => side.read(
+                &hash,
+                byte_start,
+                len.and_then(|l| u64::try_from(l).ok()).unwrap_or(0),
+            )?,
+            (true, _, _) => {
+                return Err(Error::Corrupt(format!(
+                    "blob {blob} is kept in a side file, which this store has none of"
+                )));
+            }
+            (false, _, _) => data,
+        };
+        if let Some(expected) = sum.and_then(|s| u32::try_from(s).ok())
+            && checksum(&data) != expected
+        {
+            return Err(Error::Corrupt(format!(
+                "chunk {seq} (bytes {}–{}) does not match its checksum",
+                byte_start,
+                byte_start + data.len() as u64
+            )));
+        }
+        Ok(data)
+    }
+
+    /// Commits an entry with pending content: a side file is flushed first, outside the write
+    /// lock, unless the content is there already (a duplicate is never made durable twice).
+    pub(super) fn settling<'p>(
+        &self,
+        stats: &BlobStats,
+        blob: &'p mut PendingBlob,
+        file: &'p Mutex<Option<TempFile>>,
+    ) -> Result<Settling<'p>> {
+        if let Pending::File(_) = blob.content {
+            let taken = std::mem::replace(&mut blob.content, Pending::Memory(Vec::new()));
+            if let Pending::File(mut temp) = taken {
+                if !self.has_blob(&stats.hash)? {
+                    temp.flush()?;
+                }
+                if let Ok(mut slot) = file.lock() {
+                    *slot = Some(temp);
+                }
+            }
+            return Ok(Settling {
+                chunks: &blob.chunks,
+                content: SettlingContent::File(file),
+            });
+        }
+        let content = match &blob.content {
+            Pending::Memory(data) => SettlingContent::Memory(data),
+            Pending::Staged { id, .. } => SettlingContent::Staged(*id),
+            Pending::File(_) => unreachable!("taken out above"),
+        };
+        Ok(Settling {
+            chunks: &blob.chunks,
+            content,
+        })
+    }
+}

@@ -1,0 +1,248 @@
+//! A full disk never makes stored entries unreadable, and deleting still frees space: on a small
+//! file system of its own (a tmpfs this test mounts), filled to the last byte.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use scratchpad_core::{Error, ListFilter, PutOptions, ReadMode, Scratchpad};
+
+use crate::common::log_with_errors;
+
+/// A tmpfs mounted for the test, unmounted when it ends.
+struct SmallDisk {
+    dir: tempfile::TempDir,
+}
+
+impl SmallDisk {
+    /// `None` (with a loud message) only where this process may not mount file systems.
+    fn mount(megabytes: u64) -> Option<Self> {
+        let dir = tempfile::tempdir().unwrap();
+        let mounted = Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={megabytes}m"), "tmpfs"])
+            .arg(dir.path())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !mounted {
+            eprintln!(
+                "\n!!! SKIPPED disk_full: cannot mount a tmpfs here (not root, or no mount \
+                 permission); this test runs where the full test command runs as root !!!\n"
+            );
+            return None;
+        }
+        Some(Self { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Writes a filler file until the disk is full.
+    fn fill(&self) -> PathBuf {
+        let path = self.path().join("filler");
+        let mut file = std::fs::File::create(&path).unwrap();
+        let block = vec![7u8; 64 * 1024];
+        let mut size = block.len();
+        while size > 0 {
+            match file.write(&block[..size]) {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(_) => size /= 2,
+            }
+        }
+        let _ = file.sync_all();
+        path
+    }
+}
+
+impl Drop for SmallDisk {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.dir.path()).status();
+    }
+}
+
+fn staged_files(disk: &SmallDisk) -> usize {
+    std::fs::read_dir(disk.path().join("pad.db-blobs").join("tmp"))
+        .map(|files| files.count())
+        .unwrap_or(0)
+}
+
+fn put(pad: &Scratchpad, name: &str, content: &[u8]) -> scratchpad_core::Result<()> {
+    pad.put(
+        &mut &content[..],
+        PutOptions {
+            name: Some(name.to_owned()),
+            ..PutOptions::default()
+        },
+    )
+    .map(|_| ())
+}
+
+/// Regression: after a put failed for lack of space, reads (`--head`, `--lines`, `show`, `search`),
+/// `rm` and `gc` all failed with "disk is full", so nothing could free space; and the failed put's
+/// staged data was never collected.
+#[test]
+fn a_full_disk_still_reads_deletes_and_collects() {
+    let Some(disk) = SmallDisk::mount(48) else {
+        return;
+    };
+    let url = format!("sqlite://{}/pad.db", disk.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("plan", "1. reproduce\n2. fix", Default::default())
+        .unwrap();
+    let log = log_with_errors(150_000, &[75_000]); // ~ 9 MB: a side file
+    put(&pad, "log", log.as_bytes()).unwrap();
+    let filler = disk.fill();
+
+    // A put that does not fit fails, says why, and leaves nothing behind.
+    let err = put(&pad, "more", log_with_errors(100_000, &[]).as_bytes()).unwrap_err();
+    assert!(matches!(err, Error::DiskFull(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("is full") && message.contains("delete entries"),
+        "{message}"
+    );
+    assert_eq!(staged_files(&disk), 0, "the failed put's side file is gone");
+    assert!(pad.get("more").is_err());
+
+    // Everything stored still reads, from a process that opens the store now.
+    let pad = Scratchpad::open(&url).unwrap();
+    let head = pad
+        .read("log", &ReadMode::Head { n: Some(100) }, None)
+        .unwrap();
+    assert!(head.text.starts_with("2026-11-21"), "{}", head.text);
+    let line = pad
+        .read(
+            "log",
+            &ReadMode::Lines {
+                from: 75_000,
+                to: Some(75_000),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(line.text.contains("ERROR"), "{}", line.text);
+    let grep = pad.read("log", &ReadMode::grep("ERROR", 0), None).unwrap();
+    assert_eq!(grep.total_matches, Some(1));
+    assert_eq!(pad.get("plan").unwrap().version, 1);
+    assert!(!pad.search("reproduce", 10).unwrap().is_empty());
+    assert_eq!(
+        pad.list(&ListFilter::default(), None, 10)
+            .unwrap()
+            .entries
+            .len(),
+        2
+    );
+    let plan = pad
+        .read("plan", &ReadMode::Full { force: false }, None)
+        .unwrap();
+    assert_eq!(plan.text, "1. reproduce\n2. fix");
+
+    // Deleting works, and gives the space back.
+    let free_before = free_bytes(disk.path());
+    let bytes = pad.get("log").unwrap().bytes;
+    pad.delete("log", None).unwrap();
+    // Its content is freed, 2 MiB of it set aside again as the reserve.
+    let free_after = free_bytes(disk.path());
+    assert!(
+        free_after + (2 << 20) + (1 << 20) >= free_before + bytes,
+        "deleting a {bytes}-byte entry frees its space: {free_before} → {free_after} bytes free"
+    );
+    assert!(disk.path().join("pad.db-reserve").exists());
+    pad.gc().unwrap();
+    // With room again, the store writes, and sets its reserve aside again.
+    std::fs::remove_file(filler).unwrap();
+    put(&pad, "log2", log.as_bytes()).unwrap();
+    pad.write("plan", "1. reproduce (done)\n2. fix", Default::default())
+        .unwrap();
+    assert!(disk.path().join("pad.db-reserve").exists());
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
+/// Regression: with the disk full, even deleting a small note failed (it appends to the
+/// write-ahead log first). The store's reserve is given up for deletes.
+#[test]
+fn deleting_needs_no_free_space() {
+    let Some(disk) = SmallDisk::mount(24) else {
+        return;
+    };
+    let url = format!("sqlite://{}/pad.db", disk.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    for i in 0..50 {
+        pad.write(
+            &format!("note{i}"),
+            &"a finding worth keeping\n".repeat(100),
+            Default::default(),
+        )
+        .unwrap();
+    }
+    let _filler = disk.fill();
+    let err = pad
+        .write("one-more", &"x".repeat(200_000), Default::default())
+        .unwrap_err();
+    assert!(matches!(err, Error::DiskFull(_)), "{err:?}");
+    for i in 0..50 {
+        pad.delete(&format!("note{i}"), None).unwrap();
+    }
+    assert!(
+        pad.list(&ListFilter::default(), None, 10)
+            .unwrap()
+            .entries
+            .is_empty()
+    );
+    pad.gc().unwrap();
+}
+
+fn free_bytes(path: &Path) -> u64 {
+    let out = Command::new("df")
+        .args(["--output=avail", "-B1"])
+        .arg(path)
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .nth(1)
+        .and_then(|line| line.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+/// A store on a file system mounted read-only (a snapshot, a shared image) still serves reads, and
+/// a write says the store is read-only.
+#[test]
+fn a_read_only_store_still_serves_reads() {
+    let Some(disk) = SmallDisk::mount(32) else {
+        return;
+    };
+    let url = format!("sqlite://{}/pad.db", disk.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("plan", "1. reproduce", Default::default())
+        .unwrap();
+    let log = log_with_errors(40_000, &[20_000]); // a side file
+    put(&pad, "log", log.as_bytes()).unwrap();
+    drop(pad);
+    let remounted = Command::new("mount")
+        .args(["-o", "remount,ro"])
+        .arg(disk.path())
+        .status()
+        .is_ok_and(|status| status.success());
+    assert!(remounted, "cannot remount the test's tmpfs read-only");
+    let pad = Scratchpad::open(&url).unwrap();
+    let grep = pad.read("log", &ReadMode::grep("ERROR", 0), None).unwrap();
+    assert_eq!(grep.total_matches, Some(1));
+    let plan = pad
+        .read("plan", &ReadMode::Full { force: false }, None)
+        .unwrap();
+    assert_eq!(plan.text, "1. reproduce");
+    assert_eq!(
+        pad.list(&ListFilter::default(), None, 10)
+            .unwrap()
+            .entries
+            .len(),
+        2
+    );
+    let err = pad
+        .write("plan", "2. change it", Default::default())
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("read-only"), "{err}");
+}

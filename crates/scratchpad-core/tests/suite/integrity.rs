@@ -1,0 +1,89 @@
+//! Stored content is verified whenever it is read: a corrupted chunk is an error that names the
+//! entry, never a slice silently shifted, and `check` finds every damaged entry.
+
+use scratchpad_core::{Error, ReadMode};
+
+use crate::common::{Backend, TestStore, log_with_errors, put};
+
+/// Flips one byte of the first chunk of the content `hash` where the store keeps it.
+fn corrupt(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool) {
+    match (backend, in_side_file) {
+        (Backend::Sqlite, true) => {
+            let path = store
+                .dir
+                .as_ref()
+                .unwrap()
+                .path()
+                .join("pad.db-blobs")
+                .join(hash);
+            let mut bytes = std::fs::read(&path).unwrap();
+            bytes[1_000] ^= 0x20;
+            std::fs::write(&path, bytes).unwrap();
+        }
+        (Backend::Sqlite, false) => {
+            let conn = rusqlite::Connection::open(store.sqlite_path()).unwrap();
+            conn.execute(
+                "UPDATE chunks SET data = CAST(replace(CAST(data AS TEXT), 'INFO', 'INF0') AS BLOB) \
+                 WHERE blob = (SELECT id FROM blobs WHERE hash = ?1) AND seq = 0",
+                [hash],
+            )
+            .unwrap();
+        }
+        (Backend::Postgres, _) => {
+            #[cfg(feature = "postgres")]
+            store
+                .admin()
+                .execute(
+                    "UPDATE chunks SET data = overlay(data placing '\\x58'::bytea from 100 for 1) \
+                     WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = 0",
+                    &[&hash],
+                )
+                .unwrap();
+        }
+    }
+}
+
+/// Regression: a few bytes corrupted inside the database made a slice come back silently wrong.
+fn a_corrupted_chunk_is_an_error_naming_the_entry(backend: Backend) {
+    let (store, pad) = backend.pad();
+    let small = put(&pad, "small", log_with_errors(2_000, &[1_000]).as_bytes());
+    let large = put(&pad, "large", log_with_errors(60_000, &[30_000]).as_bytes());
+    put(&pad, "intact", b"nothing wrong here\n");
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+    corrupt(&store, backend, &small.hash, false);
+    corrupt(&store, backend, &large.hash, backend == Backend::Sqlite);
+
+    for name in ["small", "large"] {
+        let err = pad
+            .read(name, &ReadMode::Head { n: Some(2_000) }, None)
+            .unwrap_err();
+        assert!(matches!(err, Error::Corrupt(_)), "{name}: {err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains(&format!("`{name}`"))
+                && message.contains("does not match its checksum"),
+            "{message}"
+        );
+        assert!(
+            message.contains("check"),
+            "says how to check the store: {message}"
+        );
+    }
+    assert_eq!(
+        pad.read("intact", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        "nothing wrong here\n"
+    );
+    let report = pad.check(&mut |_| {}).unwrap();
+    let mut hit: Vec<&str> = report
+        .problems
+        .iter()
+        .flat_map(|problem| problem.entries.iter().map(|(_, name)| name.as_str()))
+        .collect();
+    hit.sort_unstable();
+    assert_eq!(hit, ["large", "small"], "{report:?}");
+    assert_eq!(report.blobs, 1, "the intact content checks out: {report:?}");
+}
+
+backend_tests!(a_corrupted_chunk_is_an_error_naming_the_entry);
