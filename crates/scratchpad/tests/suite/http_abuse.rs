@@ -72,7 +72,7 @@ fn initialize() -> Value {
 fn connect(addr: SocketAddr, token: &str) -> String {
     let (status, session, _) = post(addr, token, None, &initialize());
     assert_eq!(status, 200);
-    let session = session.expect("a session id");
+    let session = session.unwrap_or_else(|| panic!("no session id in the reply to initialize"));
     let ack = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
     post(addr, token, Some(&session), &ack);
     session
