@@ -295,19 +295,38 @@ impl Backend for Postgres {
     fn with_held<T>(
         &self,
         held: &mut StagingConnection,
+        staged: Option<i64>,
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T> {
-        // No retry on another connection: the lock that marks the staging lives in this session.
-        let outcome = (|| {
-            let mut tx = held.0.transaction().map_err(|e| db_error(&self.pool, &e))?;
-            let value = f(&mut PgConn {
-                client: &mut tx,
-                pool: &self.pool,
-            })?;
-            tx.commit().map_err(|e| db_error(&self.pool, &e))?;
-            Ok(value)
-        })();
-        outcome.map_err(|fail| self.finish(fail))
+        let mut attempt = 1;
+        loop {
+            let outcome = (|| {
+                let mut tx = held.0.transaction().map_err(|e| db_error(&self.pool, &e))?;
+                let value = f(&mut PgConn {
+                    client: &mut tx,
+                    pool: &self.pool,
+                })?;
+                tx.commit().map_err(|e| db_error(&self.pool, &e))?;
+                Ok(value)
+            })();
+            match outcome {
+                Ok(value) => return Ok(value),
+                // The session and its mark are gone: a new connection marks the staging again (if
+                // a collection pass took it meanwhile, `f` says so) and runs `f` again, which is
+                // idempotent.
+                Err(Fail::Db(db)) if db.lost && attempt < MAX_ATTEMPTS => {
+                    attempt += 1;
+                    let mut client = self.pool.dedicated()?;
+                    if let (Some(staged), Some(lock)) = (staged, Self::DIALECT.lock_staging) {
+                        client
+                            .execute(placeholders(lock).as_str(), &[&staged])
+                            .map_err(|e| self.finish(db_error(&self.pool, &e)))?;
+                    }
+                    held.0 = client;
+                }
+                Err(fail) => return Err(self.finish(fail)),
+            }
+        }
     }
 
     fn disk_bytes(&self) -> u64 {

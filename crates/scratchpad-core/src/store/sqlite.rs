@@ -297,6 +297,7 @@ impl Backend for Sqlite {
     fn with_held<T>(
         &self,
         _held: &mut (),
+        _staged: Option<i64>,
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T> {
         self.transaction(true, f).map_err(|e| match e {

@@ -310,6 +310,66 @@ fn kill_9_during_a_large_put() {
         .unwrap();
 }
 
+/// Cuts every connection of the store again and again while reads run over a 40 MB entry: each
+/// read either gives the right answer (its chunk reads retried on new connections) or fails with a
+/// clear error, never a wrong or partial one, and reads work again after.
+#[test]
+fn lost_connections_during_reads() {
+    let store = Backend::Postgres.store();
+    let app = format!("sp_cutr_{}", store.schema.as_deref().unwrap());
+    let url = format!("{}&application_name={app}", store.url);
+    let pad = Scratchpad::open(&url).unwrap();
+    let lines = 600_000; // ~ 40 MB
+    pad.put(
+        &mut Log::new(lines),
+        PutOptions {
+            name: Some("big".into()),
+            ..PutOptions::default()
+        },
+    )
+    .unwrap();
+    let reader = pad.clone();
+    let handle = std::thread::spawn(move || {
+        let mut outcomes = Vec::new();
+        for _ in 0..12 {
+            outcomes.push(
+                reader
+                    .read("big", &ReadMode::grep(r"line 5\d{5} ", 0), Some(100))
+                    .map(|reply| reply.total_matches),
+            );
+        }
+        outcomes
+    });
+    let mut admin = store.admin();
+    let mut cuts = 0;
+    while !handle.is_finished() {
+        let killed: i64 = admin
+            .query_one(
+                "SELECT COUNT(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity \
+                 WHERE application_name = $1",
+                &[&app],
+            )
+            .unwrap()
+            .get(0);
+        cuts += usize::from(killed > 0);
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    let outcomes = handle.join().unwrap();
+    assert!(cuts > 0, "no connection was cut; the test proved nothing");
+    // Lines 500,000–599,999.
+    let expected = 100_000;
+    for outcome in &outcomes {
+        match outcome {
+            Ok(total) => assert_eq!(*total, Some(expected)),
+            Err(err) => assert!(err.to_string().contains("PostgreSQL"), "{err}"),
+        }
+    }
+    let after = pad
+        .read("big", &ReadMode::grep(r"line 5\d{5} ", 0), Some(100))
+        .unwrap();
+    assert_eq!(after.total_matches, Some(expected));
+}
+
 /// Cuts every connection of the store again and again while a 40 MB write streams in. The write
 /// either completes whole (its steps are retried on new connections) or fails with a clear error;
 /// it never leaves a partial entry, and the store works afterwards.

@@ -2,6 +2,33 @@
 
 use crate::common::{Backend, put};
 
+/// Regression: 64 placeholders of a 16 MB entry in a 1,280-character argument built a 1 GB value.
+/// The expansion of one call is capped, with an error that says how to ask for less.
+fn placeholder_expansion_is_capped_per_call(backend: Backend) {
+    let (_store, pad) = backend.pad_with(scratchpad_core::Config {
+        resolve_max_bytes: 1_000_000,
+        ..Default::default()
+    });
+    put(&pad, "big", "x".repeat(300_000).as_bytes());
+    let three = "{{scratchpad:big}}".repeat(3);
+    assert_eq!(pad.resolve(&three).unwrap().len(), 900_000);
+    let err = pad
+        .resolve(&"{{scratchpad:big}}".repeat(64))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("more than 1,000,000 bytes") && err.contains("#lines=A-B"),
+        "{err}"
+    );
+    // A part of it is fine.
+    assert_eq!(
+        pad.resolve(&"{{scratchpad:big#range=0-10}}".repeat(64))
+            .unwrap()
+            .len(),
+        640
+    );
+}
+
 fn placeholders_expand_whole_values_and_parts(backend: Backend) {
     let (_store, pad) = backend.pad();
     put(&pad, "lines", b"one\ntwo\nthree\nfour\n");
@@ -97,6 +124,7 @@ fn unknown_names_and_bad_selectors_are_errors(backend: Backend) {
 }
 
 backend_tests!(
+    placeholder_expansion_is_capped_per_call,
     placeholders_expand_whole_values_and_parts,
     unknown_names_and_bad_selectors_are_errors,
 );

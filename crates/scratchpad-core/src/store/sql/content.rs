@@ -66,7 +66,7 @@ impl<'a, B: Backend> ContentWriter<'a, B> {
                 let current = *id;
                 // Idempotent: chunks already written are kept, so a retry after a lost COMMIT is
                 // harmless.
-                let staged = self.store.backend.with_held(held, &mut |c| {
+                let staged = self.store.backend.with_held(held, current, &mut |c| {
                     let staged = match current {
                         Some(staged) => {
                             keep_staged(c, dialect, staged)?;

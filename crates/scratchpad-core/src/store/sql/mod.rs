@@ -258,10 +258,13 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     /// A connection kept for one writer's staging, whose session marks the staging as alive.
     type Held: Send + fmt::Debug + 'static;
     fn hold(&self) -> Result<Self::Held>;
-    /// Runs `f` as one idempotent transaction on the held connection.
+    /// Runs `f` as one idempotent transaction on the held connection. A connection that was lost
+    /// is replaced, and the mark on `staged` (the writer's staging blob, once there is one) taken
+    /// again before `f` runs again.
     fn with_held<T>(
         &self,
         held: &mut Self::Held,
+        staged: Option<i64>,
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T>;
     /// Frees the space the backend set aside so that deleting works on a full disk; false when
