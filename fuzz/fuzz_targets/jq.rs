@@ -10,12 +10,17 @@ use std::time::Duration;
 use libfuzzer_sys::fuzz_target;
 use scratchpad_core::read::jq::{JqLimits, run_jq_within};
 
-const UNBOUNDED: [&str; 7] = ["range", "repeat", "recurse", "while", "until", "limit", "input"];
+const UNBOUNDED: [&str; 7] = [
+    "range", "repeat", "recurse", "while", "until", "limit", "input",
+];
 
 fuzz_target!(|data: &[u8]| {
     let (program, document) = match data.iter().position(|&b| b == 0) {
         Some(at) => (&data[..at], &data[at + 1..]),
-        None => (data, &b"{\"a\": [1, 2, {\"b\": null}], \"c\": \"text\"}"[..]),
+        None => (
+            data,
+            &b"{\"a\": [1, 2, {\"b\": null}], \"c\": \"text\"}"[..],
+        ),
     };
     let program = String::from_utf8_lossy(program);
     if UNBOUNDED.iter().any(|word| program.contains(word)) {

@@ -14,8 +14,12 @@ fn pad() -> &'static Scratchpad {
         let pad = Scratchpad::open(&format!("sqlite://{}/pad.db", dir.path().display())).unwrap();
         let lines: String = (1..=200).map(|i| format!("line {i}\n")).collect();
         pad.write("log", &lines, Default::default()).unwrap();
-        pad.write("doc", r#"{"items": [{"id": 1, "name": "a"}, {"id": 2}], "n": 2}"#, Default::default())
-            .unwrap();
+        pad.write(
+            "doc",
+            r#"{"items": [{"id": 1, "name": "a"}, {"id": 2}], "n": 2}"#,
+            Default::default(),
+        )
+        .unwrap();
         (dir, pad)
     })
     .1

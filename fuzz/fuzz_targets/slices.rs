@@ -49,9 +49,18 @@ fuzz_target!(|data: &[u8]| {
     let modes = [
         ReadMode::Head { n: Some(a) },
         ReadMode::Tail { n: Some(b) },
-        ReadMode::Range { start: a.min(b), end: Some(a.max(b)) },
-        ReadMode::Lines { from: a % (info.lines + 3) + 1, to: Some(b % (info.lines + 3) + 1) },
-        ReadMode::Bytes { offset: a, length: Some(b) },
+        ReadMode::Range {
+            start: a.min(b),
+            end: Some(a.max(b)),
+        },
+        ReadMode::Lines {
+            from: a % (info.lines + 3) + 1,
+            to: Some(b % (info.lines + 3) + 1),
+        },
+        ReadMode::Bytes {
+            offset: a,
+            length: Some(b),
+        },
         ReadMode::Grep {
             pattern: PATTERNS[(reads[8] % 6) as usize].into(),
             context: u64::from(reads[9] % 4),
@@ -65,7 +74,10 @@ fuzz_target!(|data: &[u8]| {
     for mode in &modes {
         if let Ok(reply) = pad.read("entry", mode, Some(budget)) {
             let shown = reply.text.chars().count();
-            assert!(shown <= budget.max(8_000) * 4 + 2_000, "{mode:?}: {shown} chars");
+            assert!(
+                shown <= budget.max(8_000) * 4 + 2_000,
+                "{mode:?}: {shown} chars"
+            );
         }
     }
     if info.kind == scratchpad_core::Kind::Text {
@@ -75,7 +87,14 @@ fuzz_target!(|data: &[u8]| {
         while start < info.chars {
             let end = (start + budget as u64).min(info.chars);
             let reply = pad
-                .read("entry", &ReadMode::Range { start, end: Some(end) }, Some(budget))
+                .read(
+                    "entry",
+                    &ReadMode::Range {
+                        start,
+                        end: Some(end),
+                    },
+                    Some(budget),
+                )
                 .unwrap();
             whole.push_str(&reply.text);
             start = end;
