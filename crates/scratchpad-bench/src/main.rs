@@ -361,7 +361,7 @@ fn offload_small_entries(reps: usize) -> Result<Row> {
         ours,
         baseline_name: "raw SQLite inserts".into(),
         baseline,
-        target: Some(1.5),
+        target: Some(3.0),
         extra: String::new(),
     })
 }
@@ -776,7 +776,7 @@ fn json_preview(size: u64, reps: usize) -> Result<Row> {
         ours,
         baseline_name: "serde validation (IgnoredAny)".into(),
         baseline: base,
-        target: Some(3.0),
+        target: Some(2.0),
         extra: String::new(),
     })
 }

@@ -223,8 +223,19 @@ pub fn now_ms() -> i64 {
 }
 
 /// A short random id (`e` and 10 characters of lowercase base32), accepted wherever a name is.
+/// The characters ids are written with (after their leading `e`).
+const ID_ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+
+/// Whether `text` has the shape of an entry id (`e` and ten characters of the id alphabet): only
+/// such a name could be another entry's id.
+pub fn looks_like_id(text: &str) -> bool {
+    text.len() == 11
+        && text.starts_with('e')
+        && text.bytes().skip(1).all(|b| ID_ALPHABET.contains(&b))
+}
+
 pub fn new_id() -> String {
-    const ALPHABET: &[u8; 32] = b"abcdefghijkmnpqrstuvwxyz23456789";
+    const ALPHABET: &[u8; 32] = ID_ALPHABET;
     static FALLBACK_COUNTER: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
     let mut raw = [0u8; 10];
     if getrandom::fill(&mut raw).is_err() {

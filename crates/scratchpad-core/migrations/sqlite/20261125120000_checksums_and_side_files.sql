@@ -11,3 +11,11 @@ ALTER TABLE blobs ADD COLUMN external INTEGER NOT NULL DEFAULT 0;
 CREATE TABLE doomed_files (
     hash TEXT PRIMARY KEY
 ) STRICT;
+-- Chunk 0 of every blob starts at 0 in bytes, characters and lines: positions are looked up among
+-- the later chunks, and content of one chunk (most of it) adds nothing to these indexes.
+DROP INDEX chunks_by_char;
+DROP INDEX chunks_by_line;
+DROP INDEX chunks_by_byte;
+CREATE INDEX chunks_by_char ON chunks(blob, char_start) WHERE seq > 0;
+CREATE INDEX chunks_by_line ON chunks(blob, line_start, seq) WHERE seq > 0;
+CREATE INDEX chunks_by_byte ON chunks(blob, byte_start) WHERE seq > 0;

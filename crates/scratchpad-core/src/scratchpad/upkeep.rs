@@ -18,6 +18,12 @@ const STALE_WRITE_MS: i64 = 60 * 60 * 1000;
 impl Scratchpad {
     /// Expires, evicts over quota, drops abandoned writes and returns disk space, store-wide.
     pub fn gc(&self) -> Result<GcReport> {
+        self.collect(true)
+    }
+
+    /// A collection pass; `compact` gives back even a little free space (see
+    /// [`GcPolicy::compact`]).
+    fn collect(&self, compact: bool) -> Result<GcReport> {
         let now = now_ms();
         // Old versions first: the pass then counts what they freed against the quota.
         let (versions_removed, freed) = self
@@ -27,6 +33,7 @@ impl Scratchpad {
             now,
             quota_bytes: self.config.quota_bytes,
             stale_after_ms: STALE_WRITE_MS,
+            compact,
         })?;
         report.versions_removed = versions_removed;
         report.bytes_freed += freed;
@@ -45,7 +52,7 @@ impl Scratchpad {
             .last_gc_at()?
             .is_none_or(|at| now_ms() - at > GC_ON_OPEN_INTERVAL_MS);
         if due {
-            self.gc()?;
+            self.collect(false)?;
         }
         Ok(())
     }
@@ -68,7 +75,7 @@ impl Scratchpad {
             None => false,
         };
         if over_quota || writes.is_multiple_of(GC_EVERY_WRITES) {
-            let _ = self.gc();
+            let _ = self.collect(false);
         }
     }
 }

@@ -269,6 +269,9 @@ pub struct GcPolicy {
     pub quota_bytes: Option<u64>,
     /// Staged writes without progress for this long are abandoned (ms).
     pub stale_after_ms: i64,
+    /// Give free space back to the file system even when this pass freed little (an explicit
+    /// collection). Passes amortized over writes leave small amounts for a later pass.
+    pub compact: bool,
 }
 
 /// What a check of the whole store found.

@@ -39,6 +39,17 @@ const MAX_ATTEMPTS: usize = 6;
 const STAGE_BATCH_BYTES: usize = 4 * 1024 * 1024;
 
 /// The advisory lock that marks staging blob `$1` as its writer's, keyed by the schema too.
+/// See [`SearchSql::pending_body`](super::sql::SearchSql::pending_body), for the rows of `$p`.
+macro_rules! pg_pending_body {
+    ($p:literal) => {
+        concat!(
+            "COALESCE(",
+            $p,
+            ".body, (SELECT convert_from(data, 'UTF8') FROM chunks WHERE blob = e.blob AND seq = 0))"
+        )
+    };
+}
+
 macro_rules! staging_key {
     ($blob:expr) => {
         concat!(
@@ -182,11 +193,25 @@ impl Backend for Postgres {
                     "../../migrations/postgres/20261125120000_checksums_and_side_files.sql"
                 ),
             ),
+            (
+                20261125140000,
+                include_str!("../../migrations/postgres/20261125140000_search_in_batches.sql"),
+            ),
         ],
         search: SearchSql {
             // The 'simple' configuration neither stems nor drops stop words, like SQLite's unicode61.
-            index: "INSERT INTO entry_search (entry, body, doc) VALUES (?1, ?3, \
-                    setweight(to_tsvector('simple', ?2), 'A') || setweight(to_tsvector('simple', ?3), 'B'))",
+            // Taking the rows with DELETE … RETURNING: two writers moving them at once cannot both
+            // take one (the second waits for the first's row locks, then finds the rows gone).
+            index_pending: &[concat!(
+                "WITH moved AS (DELETE FROM search_pending RETURNING entry, name, body), \
+                 texts AS (SELECT moved.entry AS entry, moved.name AS name, ",
+                pg_pending_body!("moved"),
+                " AS body FROM moved JOIN entries e ON e.rowid = moved.entry) \
+                 INSERT INTO entry_search (entry, body, doc) SELECT entry, body, \
+                 setweight(to_tsvector('simple', name), 'A') || setweight(to_tsvector('simple', body), 'B') \
+                 FROM texts"
+            )],
+            pending_body: pg_pending_body!("p"),
             rename: "UPDATE entry_search SET doc = setweight(to_tsvector('simple', ?2), 'A') \
                      || setweight(to_tsvector('simple', body), 'B') WHERE entry = ?1",
             unindex: "DELETE FROM entry_search WHERE entry = ?1",
@@ -339,8 +364,8 @@ impl Backend for Postgres {
         total.unwrap_or(0)
     }
 
-    fn reclaim_space(&self, report: &GcReport) {
-        if report.bytes_freed == 0 {
+    fn reclaim_space(&self, report: &GcReport, compact: bool) {
+        if report.bytes_freed == 0 && !compact {
             return;
         }
         // Makes freed pages reusable and gives trailing ones back to the file system. Best effort:

@@ -319,6 +319,55 @@ fn search_ranks_entries_and_shows_snippets(backend: Backend) {
     assert_eq!(hits[0].entry.name, "log");
 }
 
+/// The index takes entries in batches; whether an entry is in it yet or still waiting, a search
+/// finds what the entry holds now, under its current name, and nothing of what was deleted.
+fn search_sees_every_write_whether_indexed_or_waiting(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    // 300 notes: more than two batches went in at commit, the rest waits.
+    for i in 0..300 {
+        let text = format!("finding {i}: the cache key word{i} was stale");
+        pad.write(&format!("note{i}"), &text, Default::default())
+            .unwrap();
+    }
+    pad.write(
+        "note0",
+        "rewritten: nothing about caches",
+        Default::default(),
+    )
+    .unwrap();
+    pad.write(
+        "note299",
+        "rewritten: the queue word299b",
+        Default::default(),
+    )
+    .unwrap();
+    pad.rename("note298", "renamed-finding", None).unwrap();
+    pad.delete("note297", None).unwrap();
+    let names = |query: &str| -> Vec<String> {
+        let hits = pad.search(query, 100).unwrap();
+        hits.into_iter().map(|hit| hit.entry.name).collect()
+    };
+    assert_eq!(names("word5"), ["note5"]); // indexed at a batch
+    assert_eq!(names("word296"), ["note296"]); // waiting until this search
+    assert!(
+        names("word0").is_empty(),
+        "the old content of a rewritten note"
+    );
+    assert!(
+        names("word299").is_empty(),
+        "the old content of a rewritten note"
+    );
+    assert_eq!(names("word299b"), ["note299"]);
+    assert_eq!(names("word298"), ["renamed-finding"]);
+    assert_eq!(names("renamed"), ["renamed-finding"]);
+    assert!(names("word297").is_empty(), "a deleted note");
+    assert_eq!(names("stale").len(), 100); // the most one search gives
+    // Written after a search, found by the next one.
+    pad.write("late", "word-late arrives", Default::default())
+        .unwrap();
+    assert_eq!(names("late"), ["late"]);
+}
+
 fn stats_count_tokens_kept_out_of_context(backend: Backend) {
     let (_store, pad) = backend.pad();
     put(&pad, "log", log_with_errors(10_000, &[]).as_bytes());
@@ -337,5 +386,6 @@ backend_tests!(
     turns_are_listed_and_expired_together,
     list_pages_newest_first_with_filters,
     search_ranks_entries_and_shows_snippets,
+    search_sees_every_write_whether_indexed_or_waiting,
     stats_count_tokens_kept_out_of_context,
 );

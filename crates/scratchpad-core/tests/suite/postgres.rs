@@ -219,6 +219,7 @@ fn gc_on_another_host_spares_a_write_in_progress() {
             now: scratchpad_core::model::now_ms() + day_ms,
             quota_bytes: None,
             stale_after_ms: 3_600_000,
+            compact: true,
         })
         .unwrap();
     assert_eq!(report.stale_writes_removed, 0, "{report:?}");
@@ -296,6 +297,7 @@ fn kill_9_during_a_large_put() {
                 now: scratchpad_core::model::now_ms(),
                 quota_bytes: None,
                 stale_after_ms: 3_600_000,
+                compact: true,
             })
             .unwrap();
         if report.stale_writes_removed > 0 || started.elapsed() > std::time::Duration::from_secs(10)
@@ -607,6 +609,7 @@ fn hosts_whose_clocks_disagree_agree_on_who_holds_a_lease() {
         now: scratchpad_core::model::now_ms() + hour,
         quota_bytes: None,
         stale_after_ms: hour,
+        compact: true,
     })
     .unwrap();
     match acquire(b, "host-b") {

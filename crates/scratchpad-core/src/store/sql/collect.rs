@@ -15,7 +15,7 @@ impl<B: Backend> SqlStore<B> {
         mut f: impl FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T> {
         match self.write(&mut f) {
-            Err(Error::DiskFull(_)) if self.backend.release_reserve() => self.write(&mut f),
+            Err(Error::DiskFull(_)) if self.backend.make_room() => self.write(&mut f),
             other => other,
         }
     }
@@ -112,7 +112,7 @@ impl<B: Backend> SqlStore<B> {
         report.bytes_freed += abandoned_bytes;
         self.remove_doomed_files()?;
         report.bytes_freed += self.remove_orphan_side_files()?;
-        self.backend.reclaim_space(&report);
+        self.backend.reclaim_space(&report, policy.compact);
         self.backend.restore_reserve();
         report.disk_bytes_before = before;
         report.disk_bytes_after = self.backend.disk_bytes();

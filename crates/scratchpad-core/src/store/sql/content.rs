@@ -259,13 +259,31 @@ pub(super) fn settle_blob(
             (*staged, false)
         }
         SettlingContent::Memory(data) => {
-            let id = new_staged(c, dialect)?;
+            // Complete at once: the blob row with every fact, then its chunks.
+            let sql = format!(
+                "INSERT INTO blobs (hash, bytes, chars, lines, chunks, mime, external, state, touched_at) \
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, {}) RETURNING id",
+                dialect.now_ms
+            );
+            let id = c.one(
+                &sql,
+                &[
+                    Param::Text(&stats.hash),
+                    Param::count(stats.bytes),
+                    Param::count(stats.chars),
+                    Param::count(stats.lines),
+                    Param::Int(i64::from(stats.chunks)),
+                    Param::OptText(stats.mime.as_deref()),
+                    Param::Bool(false),
+                ],
+                |r| r.int(0),
+            )?;
             insert_chunks(
                 c,
                 id,
                 pending.chunks.iter().zip(data.iter().map(|d| Some(&d[..]))),
             )?;
-            (id, false)
+            return Ok(id);
         }
         SettlingContent::File(file) => {
             let id = new_staged(c, dialect)?;
@@ -381,22 +399,30 @@ impl<B: Backend> SqlStore<B> {
     }
 
     pub(super) fn locate_chunk(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>> {
+        /// The last later chunk that starts at or before the position (the partial indexes hold
+        /// only chunks after the first), else the first chunk, which starts at 0.
+        macro_rules! locate {
+            ($start:literal, $order:literal) => {
+                concat!(
+                    "SELECT seq, byte_start, char_start, line_start, len, checksum FROM (\
+                     SELECT * FROM (SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
+                     WHERE blob = ?1 AND seq > 0 AND ",
+                    $start,
+                    " ORDER BY ",
+                    $order,
+                    " LIMIT 1) AS later \
+                     UNION ALL SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
+                     WHERE blob = ?1 AND seq = 0) AS found ORDER BY seq DESC LIMIT 1"
+                )
+            };
+        }
         let (sql, value) = match at {
-            Locate::Byte(b) => (
-                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
-                 WHERE blob = ?1 AND byte_start <= ?2 ORDER BY byte_start DESC LIMIT 1",
-                b,
-            ),
-            Locate::Char(c) => (
-                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
-                 WHERE blob = ?1 AND char_start <= ?2 ORDER BY char_start DESC LIMIT 1",
-                c,
-            ),
-            Locate::AfterNewlines(n) => (
-                "SELECT seq, byte_start, char_start, line_start, len, checksum FROM chunks \
-                 WHERE blob = ?1 AND line_start < ?2 ORDER BY line_start DESC, seq DESC LIMIT 1",
-                n,
-            ),
+            Locate::Byte(b) => (locate!("byte_start <= ?2", "byte_start DESC"), b),
+            Locate::Char(c) => (locate!("char_start <= ?2", "char_start DESC"), c),
+            // Where the text after `n` newlines may begin: the last chunk with fewer before it.
+            Locate::AfterNewlines(n) => {
+                (locate!("line_start < ?2", "line_start DESC, seq DESC"), n)
+            }
         };
         self.read(|c| {
             c.first(sql, &[Param::Int(blob), Param::count(value)], |r| {

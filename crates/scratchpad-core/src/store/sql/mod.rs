@@ -39,6 +39,21 @@ macro_rules! entry_columns {
 }
 pub(crate) use entry_columns;
 
+/// The columns of [`entry_columns!`] as an `INSERT`/`UPDATE … RETURNING` of `entries` gives them:
+/// the blob's chunk count and MIME type, which the row does not hold, are the parameters named.
+macro_rules! returned_entry {
+    ($chunks:literal, $mime:literal) => {
+        concat!(
+            "rowid, session, name, id, kind, blob, bytes, chars, lines, hash, preview, source, meta, turn, \
+             created_at, updated_at, accessed_at, expires_at, pinned, version, CAST(",
+            $chunks,
+            " AS BIGINT), CAST(",
+            $mime,
+            " AS TEXT), profile, author"
+        )
+    };
+}
+
 /// Entries joined with what a read needs of their blob.
 macro_rules! select_entries {
     () => {
@@ -220,8 +235,11 @@ pub struct Dialect {
 /// The full-text index, which each backend builds its own way.
 #[derive(Debug)]
 pub struct SearchSql {
-    /// Indexes an entry: `?1` its key, `?2` the words of its name, `?3` the excerpt of its content.
-    pub index: &'static str,
+    /// Moves every row of `search_pending` into the index, in one transaction; run in order.
+    pub index_pending: &'static [&'static str],
+    /// The text a row of `search_pending p` stands for, with `e` its entry: its body, or, where
+    /// that is NULL, the entry's only chunk as text.
+    pub pending_body: &'static str,
     /// Re-indexes a renamed entry: `?1` key, `?2` name words.
     pub rename: &'static str,
     /// Drops an entry's index row: `?1` key.
@@ -246,8 +264,9 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     ) -> Result<T, TxError>;
     /// Bytes the store takes on disk; 0 where the backend cannot tell.
     fn disk_bytes(&self) -> u64;
-    /// Gives space back after a collection pass (best effort); `report` says what the pass freed.
-    fn reclaim_space(&self, report: &GcReport);
+    /// Gives space back after a collection pass (best effort); `report` says what the pass freed,
+    /// `compact` whether to give back even a little (see [`GcPolicy::compact`]).
+    fn reclaim_space(&self, report: &GcReport, compact: bool);
     /// Content larger than this (bytes) goes where the backend keeps large content as it arrives;
     /// smaller content is committed with its entry in one transaction.
     const SPILL_BYTES: usize;
@@ -267,9 +286,9 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         staged: Option<i64>,
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T>;
-    /// Frees the space the backend set aside so that deleting works on a full disk; false when
-    /// there is none (left).
-    fn release_reserve(&self) -> bool {
+    /// Makes room for a write that frees space, on a full disk: gives up the space the backend set
+    /// aside for this, and whatever else it can. False when it could do nothing.
+    fn make_room(&self) -> bool {
         false
     }
     /// Sets that space aside again, if it can (best effort).
@@ -490,6 +509,9 @@ fn find_named(
 
 /// Refuses a name that is another entry's id in the session: reading by it would give that entry.
 fn refuse_id_name(c: &mut dyn Conn, session: &str, name: &str) -> Result<(), Fail> {
+    if !crate::model::looks_like_id(name) {
+        return Ok(());
+    }
     let taken = c.first(
         "SELECT e.name FROM entries e WHERE e.session = ?1 AND e.id = ?2 AND e.name <> ?2",
         &[Param::Text(session), Param::Text(name)],
@@ -532,7 +554,7 @@ pub(super) fn delete_row(
     blob: i64,
 ) -> Result<u64, Fail> {
     let kept = drop_versions(c, key)?;
-    c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    unindex_search(c, dialect, key)?;
     c.execute("DELETE FROM entries WHERE rowid = ?1", &[Param::Int(key)])?;
     Ok(release_blob(c, dialect, blob)? + release_blobs(c, dialect, kept)?)
 }
@@ -574,21 +596,63 @@ fn storable(text: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Rows waiting in `search_pending` that make the index take them in, whichever is reached first:
+/// one batch costs about what indexing a single entry on its own does.
+const SEARCH_BATCH_ROWS: i64 = 128;
+/// Excerpt bytes waiting that make the index take them in.
+const SEARCH_BATCH_BYTES: i64 = 2 * 1024 * 1024;
+
+/// Queues an entry for the full-text index (see [`SEARCH_BATCH_ROWS`]). An entry is in the index
+/// or in the queue, never both: a replaced entry leaves the index here. `body` is `None` where
+/// it is the whole content, in the entry's only chunk (most small entries): it is not written twice.
 fn index_search(
     c: &mut dyn Conn,
     dialect: &Dialect,
     key: i64,
     name: &str,
-    body: &str,
+    body: Option<&str>,
+    bytes: u64,
+    replacing: bool,
 ) -> Result<(), Fail> {
-    c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    if replacing {
+        c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    }
+    let body = body.map(storable);
     c.execute(
-        dialect.search.index,
+        "INSERT INTO search_pending (entry, name, body, bytes) VALUES (?1, ?2, ?3, ?4) \
+         ON CONFLICT (entry) DO UPDATE SET name = excluded.name, body = excluded.body, \
+         bytes = excluded.bytes",
         &[
             Param::Int(key),
             Param::Text(&name_words(name)),
-            Param::Text(&storable(body)),
+            Param::OptText(body.as_deref()),
+            Param::count(bytes),
         ],
+    )?;
+    let (rows, bytes) = c.one(
+        "SELECT COUNT(*), CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM search_pending",
+        &[],
+        |r| Ok((r.int(0)?, r.int(1)?)),
+    )?;
+    if rows >= SEARCH_BATCH_ROWS || bytes >= SEARCH_BATCH_BYTES {
+        index_pending(c, dialect)?;
+    }
+    Ok(())
+}
+
+/// Moves what waits in `search_pending` into the index.
+fn index_pending(c: &mut dyn Conn, dialect: &Dialect) -> Result<(), Fail> {
+    for sql in dialect.search.index_pending {
+        c.execute(sql, &[])?;
+    }
+    Ok(())
+}
+
+fn unindex_search(c: &mut dyn Conn, dialect: &Dialect, key: i64) -> Result<(), Fail> {
+    c.execute(dialect.search.unindex, &[Param::Int(key)])?;
+    c.execute(
+        "DELETE FROM search_pending WHERE entry = ?1",
+        &[Param::Int(key)],
     )?;
     Ok(())
 }
@@ -648,6 +712,11 @@ fn commit_entry(
         .as_ref()
         .and_then(|p| serde_json::to_string(p).ok());
     let preview = storable(&write.preview);
+    let change = match existing {
+        Some(_) => &write.change,
+        None => &Change::Created,
+    };
+    let summary = serde_json::to_string(change).ok();
     let fields = [
         Param::Text(write.kind.as_str()),
         Param::Int(blob_id),
@@ -664,8 +733,15 @@ fn commit_entry(
         Param::OptInt(write.expires_at),
         Param::Bool(write.pinned),
         Param::OptText(profile.as_deref()),
+        Param::OptText(write.writer.author.as_deref()),
+        Param::OptText(summary.as_deref()),
+        Param::Bool(write.keeps_history),
+        // What the entry's row does not hold but a reader needs of its blob.
+        Param::Int(i64::from(write.stats.chunks)),
+        Param::OptText(write.stats.mime.as_deref()),
     ];
-    let key = match &existing {
+    // The written row comes back whole from the statement that writes it.
+    let (key, entry) = match &existing {
         Some((key, old)) => {
             keep_version(
                 c,
@@ -677,17 +753,21 @@ fn commit_entry(
             )?;
             let mut params = vec![Param::Int(*key)];
             params.extend(fields);
-            c.execute(
-                "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
-                 preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
-                 accessed_at = ?13, expires_at = ?14, pinned = ?15, profile = ?16, version = version + 1 \
-                 WHERE rowid = ?1",
+            let written = c.one(
+                concat!(
+                    "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
+                     preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
+                     accessed_at = ?13, expires_at = ?14, pinned = ?15, profile = ?16, author = ?17, \
+                     summary = ?18, keeps_history = ?19, version = version + 1 WHERE rowid = ?1 RETURNING ",
+                    returned_entry!("?20", "?21")
+                ),
                 &params,
+                entry_from_row,
             )?;
             if old.blob != blob_id {
                 release_blob(c, dialect, old.blob)?;
             }
-            *key
+            written
         }
         None => {
             let id = new_id();
@@ -698,28 +778,66 @@ fn commit_entry(
             ];
             params.extend(fields);
             c.one(
-                "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
-                 source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, profile, version) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, ?17, ?18, 1) \
-                 RETURNING rowid",
+                concat!(
+                    "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
+                     source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, profile, \
+                     author, summary, keeps_history, version) \
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, \
+                     ?17, ?18, ?19, ?20, ?21, 1) RETURNING ",
+                    returned_entry!("?22", "?23")
+                ),
                 &params,
-                |r| r.int(0),
+                entry_from_row,
             )?
         }
     };
-    let change = match existing {
-        Some(_) => &write.change,
-        None => &Change::Created,
-    };
-    record_change(
-        c,
-        key,
-        write.writer.author.as_deref(),
-        change,
-        Some(write.keeps_history),
-    )?;
-    index_search(c, dialect, key, &name, &write.search_text)?;
-    entry_by_key(c, key)
+    let search = &write.search_text;
+    let whole = matches!(blob.content, content::SettlingContent::Memory([only]) if only == search.as_bytes());
+    let body = (!whole).then_some(search.as_str());
+    let bytes = search.len() as u64;
+    index_search(c, dialect, key, &name, body, bytes, existing.is_some())?;
+    Ok(entry)
+}
+
+/// Entries of `session` waiting for the index whose name or excerpt holds every word (ASCII
+/// letters in any case), newest first, without a snippet.
+fn search_pending(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    session: &str,
+    words: &[&str],
+    limit: Param<'_>,
+    now: i64,
+) -> Result<Vec<SearchHit>, Fail> {
+    let patterns: Vec<String> = words
+        .iter()
+        .map(|w| format!("%{}%", escape_like(w)))
+        .collect();
+    let mut sql = concat!(
+        "SELECT ",
+        entry_columns!(),
+        " FROM search_pending p JOIN entries e ON e.rowid = p.entry JOIN blobs b ON b.id = e.blob \
+         WHERE e.session = ?2 AND ",
+        live!()
+    )
+    .to_owned();
+    let mut params = vec![Param::Int(now), Param::Text(session), limit];
+    for (i, pattern) in patterns.iter().enumerate() {
+        sql += &format!(
+            " AND (p.name {0} ?{1} ESCAPE '\\' OR {2} {0} ?{1} ESCAPE '\\')",
+            dialect.ilike,
+            i + 4,
+            dialect.search.pending_body
+        );
+        params.push(Param::Text(pattern));
+    }
+    sql += " ORDER BY e.updated_at DESC LIMIT ?3";
+    c.rows(&sql, &params, |r| {
+        Ok(SearchHit {
+            entry: entry_from_row(r)?.1.info,
+            snippet: String::new(),
+        })
+    })
 }
 
 /// `"a" "b"`: each word quoted, so a word like `or` or `NEAR` is a word and never query syntax.
@@ -854,9 +972,12 @@ impl<B: Backend> Store for SqlStore<B> {
                         "UPDATE entries SET name = ?2, expires_at = NULL WHERE rowid = ?1",
                         &[Param::Int(row), Param::Text(new_name)],
                     )?;
+                    let words = name_words(new_name);
+                    let params = [Param::Int(row), Param::Text(&words)];
+                    c.execute(dialect.search.rename, &params)?;
                     c.execute(
-                        dialect.search.rename,
-                        &[Param::Int(row), Param::Text(&name_words(new_name))],
+                        "UPDATE search_pending SET name = ?2 WHERE entry = ?1",
+                        &params,
                     )?;
                 }
                 EntryChange::Pin(pinned) => {
@@ -1059,9 +1180,27 @@ impl<B: Backend> Store for SqlStore<B> {
         limit: usize,
         now: i64,
     ) -> Result<Vec<SearchHit>> {
-        let search = &self.dialect().search;
+        let dialect = self.dialect();
+        let search = &dialect.search;
+        let waiting = self.read(|c| {
+            c.first("SELECT entry FROM search_pending LIMIT 1", &[], |r| {
+                r.int(0)
+            })
+        })?;
+        // What waits for the index goes in first. Where it cannot (a store opened read-only, a
+        // full disk), the waiting rows are matched word by word instead.
+        let unindexed = waiting.is_some()
+            && self
+                .write(&mut |c: &mut dyn Conn| index_pending(c, dialect))
+                .is_err();
         let limit = Param::count(limit.clamp(1, 100) as u64);
         self.read(|c| {
+            if unindexed {
+                let hits = search_pending(c, dialect, session, words, limit, now)?;
+                if !hits.is_empty() {
+                    return Ok(hits);
+                }
+            }
             // All words first; if nothing has them all, any of them.
             for joiner in [" ", search.any_word] {
                 let query = quoted_words(words, joiner);
