@@ -103,14 +103,11 @@ impl<'a> EntryContent<'a> {
             self.stop.check()?;
             let data = self.store.chunk(self.blob, seq)?;
             let text = as_text(&data);
-            for (i, c) in text.chars().enumerate() {
-                let at = char_at + i as u64;
-                if at >= end {
-                    break;
-                }
-                if at >= start {
-                    out.push(c);
-                }
+            let from = char_offset(&text, start.saturating_sub(char_at));
+            let to = char_offset(&text[from..], end - char_at.max(start)) + from;
+            out.push_str(&text[from..to]);
+            if to < text.len() {
+                break;
             }
             char_at += crate::preview::text::count_chars(text.as_bytes());
             seq += 1;
@@ -175,6 +172,33 @@ pub(crate) fn from_io(err: std::io::Error) -> Error {
 
 /// A text chunk as readers see it: bytes that are not UTF-8 read as U+FFFD, as they were counted
 /// when the entry was stored (chunk by chunk, in the same way).
+/// The byte offset of character `n` of `text`, or its length when it has `n` characters or fewer.
+/// Counts the bytes that start a character, a block at a time: a range from the middle of a chunk
+/// does not decode the characters before it.
+fn char_offset(text: &str, n: u64) -> usize {
+    const BLOCK: usize = 64;
+    let bytes = text.as_bytes();
+    let (mut at, mut seen) = (0, 0u64);
+    while at + BLOCK <= bytes.len() {
+        let starts = crate::preview::text::count_chars(&bytes[at..at + BLOCK]);
+        if seen + starts > n {
+            break;
+        }
+        seen += starts;
+        at += BLOCK;
+    }
+    for (i, &b) in bytes[at..].iter().enumerate() {
+        // A byte that does not continue a character starts one.
+        if (b as i8) >= -0x40 {
+            if seen == n {
+                return at + i;
+            }
+            seen += 1;
+        }
+    }
+    bytes.len()
+}
+
 pub(crate) fn as_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
@@ -232,5 +256,23 @@ impl Read for ChunkReader<'_> {
         buf[..n].copy_from_slice(&self.current[self.pos..self.pos + n]);
         self.pos += n;
         Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::char_offset;
+
+    #[test]
+    fn char_offsets_agree_with_decoding() {
+        let text = "ab é€😀 line\n".repeat(40);
+        let chars = text.chars().count() as u64;
+        for n in 0..=chars + 3 {
+            let expected = text
+                .char_indices()
+                .nth(n as usize)
+                .map_or(text.len(), |(i, _)| i);
+            assert_eq!(char_offset(&text, n), expected, "char {n}");
+        }
     }
 }

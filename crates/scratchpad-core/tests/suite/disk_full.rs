@@ -225,11 +225,19 @@ fn a_read_only_store_still_serves_reads() {
     let log = log_with_errors(40_000, &[20_000]); // a side file
     put(&pad, "log", log.as_bytes()).unwrap();
     drop(pad);
-    let remounted = Command::new("mount")
-        .args(["-o", "remount,ro"])
-        .arg(disk.path())
-        .status()
-        .is_ok_and(|status| status.success());
+    // The kernel refuses while a file of the mount is still being released: try for a while.
+    let remounted = (0..50).any(|_| {
+        let done = Command::new("mount")
+            .args(["-o", "remount,ro"])
+            .arg(disk.path())
+            .stderr(std::process::Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success());
+        if !done {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        done
+    });
     assert!(remounted, "cannot remount the test's tmpfs read-only");
     let pad = Scratchpad::open(&url).unwrap();
     let grep = pad.read("log", &ReadMode::grep("ERROR", 0), None).unwrap();

@@ -375,7 +375,8 @@ impl<B: Backend> SqlStore<B> {
         if doomed.is_empty() {
             return Ok(0);
         }
-        self.write(|c| {
+        // Freeing space itself: on a full disk, this may use the room the backend keeps for that.
+        self.freeing(|c| {
             let mut removed = 0;
             for hash in &doomed {
                 let back = c
