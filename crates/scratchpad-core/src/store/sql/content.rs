@@ -265,19 +265,7 @@ pub(super) fn settle_blob(
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, 1, {}) RETURNING id",
                 dialect.now_ms
             );
-            let id = c.one(
-                &sql,
-                &[
-                    Param::Text(&stats.hash),
-                    Param::count(stats.bytes),
-                    Param::count(stats.chars),
-                    Param::count(stats.lines),
-                    Param::Int(i64::from(stats.chunks)),
-                    Param::OptText(stats.mime.as_deref()),
-                    Param::Bool(false),
-                ],
-                |r| r.int(0),
-            )?;
+            let id = c.one(&sql, &blob_facts(stats, false), |r| r.int(0))?;
             insert_chunks(
                 c,
                 id,
@@ -304,20 +292,24 @@ pub(super) fn settle_blob(
          external = ?8, state = 1, touched_at = {} WHERE id = ?1",
         dialect.now_ms
     );
-    c.execute(
-        &sql,
-        &[
-            Param::Int(id),
-            Param::Text(&stats.hash),
-            Param::count(stats.bytes),
-            Param::count(stats.chars),
-            Param::count(stats.lines),
-            Param::Int(i64::from(stats.chunks)),
-            Param::OptText(stats.mime.as_deref()),
-            Param::Bool(external),
-        ],
-    )?;
+    let mut params = vec![Param::Int(id)];
+    params.extend(blob_facts(stats, external));
+    c.execute(&sql, &params)?;
     Ok(id)
+}
+
+/// A blob's facts, in the order its statements bind them: hash, bytes, chars, lines, chunks,
+/// MIME type, whether it lives in a side file.
+fn blob_facts(stats: &BlobStats, external: bool) -> [Param<'_>; 7] {
+    [
+        Param::Text(&stats.hash),
+        Param::count(stats.bytes),
+        Param::count(stats.chars),
+        Param::count(stats.lines),
+        Param::Int(i64::from(stats.chunks)),
+        Param::OptText(stats.mime.as_deref()),
+        Param::Bool(external),
+    ]
 }
 
 /// Deletes a blob when no entry and no kept version points at it any more; returns the bytes

@@ -97,13 +97,23 @@ pub(super) fn change_lease(
                  VALUES (?1, ?2, NULL, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
                 &key,
             )?;
+            // The row's lock first, the clock after it: a claim that waited for a holder's release
+            // reads a clock that is past the release (PostgreSQL; SQLite's write lock is the whole
+            // store, taken at the start).
+            c.first(
+                &format!(
+                    "SELECT e.token FROM leases e WHERE e.session = ?1 AND e.name = ?2{}",
+                    dialect.lock_entries
+                ),
+                &key,
+                |r| r.int(0),
+            )?;
             let sql = format!(
                 "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4 \
                  WHERE session = ?1 AND name = ?2 AND (holder IS NULL OR expires_at <= ?5) {returning}"
             );
-            // A claim that waited for another's lock judged by a clock read before the wait; and
-            // each statement sees what committed before it (PostgreSQL), so a holder may release or
-            // its lease lapse between the claim and the look at who holds it. Then claim again.
+            // The lease may lapse between the claim and the look at who holds it (the clock moves
+            // on): then claim again.
             for _ in 0..LEASE_CLAIM_ATTEMPTS {
                 let now = c.one(&clock, &[], |r| r.int(0))?;
                 let params = [
