@@ -1193,18 +1193,18 @@ impl<B: Backend> Store for SqlStore<B> {
             && self
                 .write(&mut |c: &mut dyn Conn| index_pending(c, dialect))
                 .is_err();
-        let limit = Param::count(limit.clamp(1, 100) as u64);
+        let limit = limit.clamp(1, 100);
         self.read(|c| {
-            if unindexed {
-                let hits = search_pending(c, dialect, session, words, limit, now)?;
-                if !hits.is_empty() {
-                    return Ok(hits);
-                }
-            }
-            // All words first; if nothing has them all, any of them.
+            // Waiting entries that hold every word first (the newest), then the index's hits.
+            let mut hits = if unindexed {
+                search_pending(c, dialect, session, words, Param::count(limit as u64), now)?
+            } else {
+                Vec::new()
+            };
+            let limit = Param::count((limit - hits.len()) as u64);
             for joiner in [" ", search.any_word] {
                 let query = quoted_words(words, joiner);
-                let hits = c.rows(
+                let found = c.rows(
                     search.query,
                     &[
                         Param::Int(now),
@@ -1220,11 +1220,12 @@ impl<B: Backend> Store for SqlStore<B> {
                         })
                     },
                 )?;
-                if !hits.is_empty() {
-                    return Ok(hits);
+                if !found.is_empty() {
+                    hits.extend(found);
+                    break;
                 }
             }
-            Ok(Vec::new())
+            Ok(hits)
         })
     }
 
