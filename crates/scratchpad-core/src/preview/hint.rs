@@ -79,6 +79,9 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
                     escape(&inner[colon + 1..]),
                     escape(&span[span.len() - 1..])
                 ),
+                // `<E>` is a level only where a line starts (after its timestamp), never after a
+                // word, where it is a type parameter (`Vec<E>`).
+                None if span[0] == b'<' => format!(r"(?:^|[^\w:]){}", escape(span)),
                 None => escape(span),
             };
             let fragment = Fragment::new(regex).lower(inner);
@@ -145,9 +148,12 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         }
         How::PytestE => Fragment::new("^E {3}".to_owned()).exact(),
         How::FailureCount => Fragment::new(
-            r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failures|Errors): [1-9]".to_owned(),
+            r"\b[1-9]\d* (?:failed|failures?|errors?|failing)\b|\b(?:Failures|Errors): [1-9]"
+                .to_owned(),
         ),
         How::HttpStatus => Fragment::new(format!(r#"HTTP/[\d.]+" {}\d\d\b"#, span[0] as char)),
+        // mocha numbers its failures: `  1) adds numbers`.
+        How::Mark if span.last() == Some(&b')') => Fragment::new(r"^\s+\d+\) ".to_owned()),
         How::Mark => Fragment::new(escape(span.trim_ascii())),
     })
 }
@@ -321,6 +327,7 @@ mod tests {
             "11-21 10:00:01.123  1234  1245 E AndroidRuntime: crash",
             "E1121 10:00:01.123456       1 controller.go:123] sync failed",
             "<3>Nov 21 10:00:01 host app: x",
+            "2026-11-21 10:00:01 <E> request failed",
             "Nov 21 10:00:01 host kern.err kernel: x",
             "java.lang.IllegalStateException: boom",
             "thread 'main' panicked at src/main.rs:2:5:",
@@ -360,6 +367,10 @@ mod tests {
             (
                 "E1121 10:00:01.1 1 a.go:1] x",
                 "I1121 10:00:01.1 1 a.go:1] E1121",
+            ),
+            (
+                "2026-11-21 10:00:01 <E> request failed",
+                "   = note: expected enum `Result<T, E>` and `Vec<E>`",
             ),
             (
                 "=== 1 failed, 9 passed in 1s ===",

@@ -566,6 +566,40 @@ fn after_timestamp(line: &[u8]) -> Option<LineClass> {
 fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
     let len = line.len();
     match first {
+        b'f' if line.starts_with(b"fail: ") => {
+            // ASP.NET Core's console logger: `fail: Namespace[0]` (its other levels are words it
+            // shares with everyone: `crit:`, `warn:`, `info:`).
+            Some(LineClass::new(
+                Level::Error,
+                LineKind::Plain,
+                How::Label,
+                0,
+                4,
+            ))
+        }
+        b'n' if line.starts_with(b"npm error ") || line.starts_with(b"npm warn ") => {
+            // npm 10: `npm error code E404` (older npm says `npm ERR!`, an upper-case word).
+            let level = if line[4] == b'e' {
+                Level::Error
+            } else {
+                Level::Warning
+            };
+            let end = 4 + if level == Level::Error { 5 } else { 4 };
+            Some(LineClass::new(level, LineKind::Plain, How::Phrase, 0, end))
+        }
+        b'n' if line.starts_with(b"not ok ") => Some(LineClass::new(
+            // TAP: `not ok 3 - name`.
+            Level::Error,
+            LineKind::TestFailure,
+            How::Phrase,
+            0,
+            7,
+        )),
+        b'#' if line.starts_with(b"# fail ") || line.starts_with(b"# pass ") => {
+            // TAP's closing counts: `# fail 2`.
+            Some(tap_count(line, 2))
+        }
+        0xE2 => boxed(line),
         b'<' => {
             // Syslog priority: `<3>`, `<165>1 2026-…` (RFC 5424), `<34>Oct 11 …` (RFC 3164).
             let digits = line[1..].iter().take(4).take_while(|b| b.is_ascii_digit());
@@ -717,6 +751,50 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
         }
         _ => None,
     }
+}
+
+/// TAP's and node:test's closing counts (`# fail 2`, `ℹ fail 2`): an error summary when the
+/// failures are not zero. `word` is where `fail`/`pass` starts.
+fn tap_count(line: &[u8], word: usize) -> LineClass {
+    let failed = line[word..].starts_with(b"fail ")
+        && line[word + 5..]
+            .iter()
+            .any(|&b| b.is_ascii_digit() && b != b'0');
+    let level = if failed { Level::Error } else { Level::Info };
+    // The search finds every count of failures: `# fail 0` too, which a reader can tell apart.
+    LineClass::new(level, LineKind::Summary, How::Phrase, 0, word + 5)
+}
+
+/// Lines that start with a box-drawing or mark character (multi-byte UTF-8, all `0xE2 …`):
+/// Terraform's diagnostic boxes (`│ Error: …`) and node:test's marks (`✖ name`, `ℹ fail 2`).
+fn boxed(line: &[u8]) -> Option<LineClass> {
+    const BOX: &[u8] = "│ ".as_bytes();
+    if let Some(inner) = line.strip_prefix(BOX) {
+        // The line inside the box is classified as if the box were not there.
+        let class = line_start(inner, *inner.first()?).unwrap_or_else(|| scan_words(inner));
+        let class = refine(inner, class);
+        return class.level.is_some().then(|| LineClass {
+            start: class.start + BOX.len() as u32,
+            end: class.end + BOX.len() as u32,
+            ..class
+        });
+    }
+    for glyph in ["✖ ", "✕ ", "✗ ", "✘ "] {
+        if line.starts_with(glyph.as_bytes()) {
+            return Some(LineClass::new(
+                Level::Error,
+                LineKind::TestFailure,
+                How::Mark,
+                0,
+                glyph.len() - 1,
+            ));
+        }
+    }
+    let info = "ℹ ".as_bytes();
+    if line.starts_with(info) && (line[info.len()..].starts_with(b"fail ")) {
+        return Some(tap_count(line, info.len()));
+    }
+    None
 }
 
 impl LineClass {
@@ -899,6 +977,16 @@ fn indented(line: &[u8]) -> Option<LineClass> {
     if rest.starts_with(b"Caused by: ") {
         return Some(LineClass::kind_only(LineKind::Frame));
     }
+    if rest.starts_with(b"not ok ") {
+        // A TAP subtest.
+        return Some(LineClass::new(
+            Level::Error,
+            LineKind::TestFailure,
+            How::Phrase,
+            indent,
+            indent + 6,
+        ));
+    }
     let mark = |len: usize| {
         Some(LineClass::new(
             Level::Error,
@@ -909,7 +997,7 @@ fn indented(line: &[u8]) -> Option<LineClass> {
         ))
     };
     // Jest / vitest failure marks and headers (`✕ adds (3 ms)`, `● Calc › adds`, `× adds`).
-    for glyph in ["✕ ", "× ", "✗ ", "✘ "] {
+    for glyph in ["✕ ", "× ", "✗ ", "✘ ", "✖ "] {
         if rest.starts_with(glyph.as_bytes()) {
             return mark(glyph.len() - 1);
         }
@@ -931,6 +1019,9 @@ fn indented(line: &[u8]) -> Option<LineClass> {
             indent + 4,
         ));
     }
+    if let Some(class) = mocha(line, indent) {
+        return Some(class);
+    }
     if rest.starts_with(b"Summary [") {
         return Some(summary(line, b" failed"));
     }
@@ -941,6 +1032,40 @@ fn indented(line: &[u8]) -> Option<LineClass> {
         {
             return Some(summary(line, b" failed"));
         }
+    }
+    None
+}
+
+/// mocha's spec reporter: its failures are numbered (`  1) adds numbers`, listed again under
+/// `  1 failing`), and its counts close the run (`  3 passing (12ms)`, `  1 failing`).
+fn mocha(line: &[u8], indent: usize) -> Option<LineClass> {
+    let rest = &line[indent..];
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 5 {
+        return None;
+    }
+    let after = &rest[digits..];
+    if after.starts_with(b") ") && after.len() > 2 {
+        return Some(LineClass::new(
+            Level::Error,
+            LineKind::TestFailure,
+            How::Mark,
+            indent,
+            indent + digits + 1,
+        ));
+    }
+    let zero = rest[..digits].iter().all(|&b| b == b'0');
+    if after == b" failing" && !zero {
+        return Some(LineClass::new(
+            Level::Error,
+            LineKind::Summary,
+            How::FailureCount,
+            indent,
+            line.len(),
+        ));
+    }
+    if after.starts_with(b" passing") {
+        return Some(LineClass::kind_only(LineKind::Summary).with_level(Level::Info));
     }
     None
 }
@@ -1196,7 +1321,10 @@ fn check_word(
         b':' => b']',
         _ => 0,
     };
-    if closing != 0 && next == closing && form != Form::Column && form != Form::Outcome {
+    // `Box<Error>`, `Vec<Info>`: a type argument, not a level.
+    let generic = prev == b'<' && follows_word(line, start - 1);
+    if closing != 0 && next == closing && form != Form::Column && form != Form::Outcome && !generic
+    {
         let open = if prev == b':' {
             module_bracket(line, start - 1)?
         } else {
@@ -1313,10 +1441,17 @@ fn module_bracket(line: &[u8], colon: usize) -> Option<usize> {
     (module > 0 && line[open] == b'[').then_some(open)
 }
 
+/// True when the byte before `line[at]` ends an identifier or a path (`Vec<`, `arr[`, `::<`).
+fn follows_word(line: &[u8], at: usize) -> bool {
+    at.checked_sub(1)
+        .is_some_and(|p| is(line[p], WORD) || line[p] == b':')
+}
+
 /// Single letters: logcat (`E/Tag`, `1234  1245 E Tag`) and `[E]`.
 fn letter(line: &[u8], start: usize, prev: u8, next: u8) -> Option<LineClass> {
     let level = letter_level(line[start])?;
-    if next == b'/' && (start == 0 || prev == b' ') {
+    // Logcat's `E/Tag` starts the line or follows its timestamp; elsewhere `I/O` is a word.
+    if next == b'/' && (start == 0 || prev == b' ') && stamp_len(line) >= start {
         let tag = line.get(start + 2).copied().unwrap_or(0);
         if is(tag, WORD) || tag == b'.' {
             return Some(LineClass::new(
@@ -1346,7 +1481,11 @@ fn letter(line: &[u8], start: usize, prev: u8, next: u8) -> Option<LineClass> {
             ));
         }
     }
-    if (prev == b'[' && next == b']') || (prev == b'<' && next == b'>') {
+    // `[E]` after a word is an index (`arr[E]`); `<E>` counts only where a log line puts its level,
+    // first or right after the timestamp: elsewhere it is a type parameter (`Vec<E>`, `fn f<E>`).
+    let bracketed = (prev == b'[' && next == b']' && !follows_word(line, start - 1))
+        || (prev == b'<' && next == b'>' && stamp_len(line) == start - 1);
+    if bracketed {
         return Some(LineClass::new(
             level,
             LineKind::Plain,
@@ -1445,10 +1584,19 @@ const FAILURE_PHRASES: &[(&str, Level)] = &[
     ("out of memory", Level::Fatal),
     ("killed process", Level::Fatal),
     ("oom-kill", Level::Fatal),
+    ("oom-killer", Level::Fatal),
     ("kernel panic", Level::Fatal),
     ("segfault at", Level::Fatal),
     ("general protection fault", Level::Fatal),
     ("core dumped", Level::Fatal),
+    ("code=dumped", Level::Fatal),
+    ("call trace", Level::Error),
+    ("kernel bug at", Level::Fatal),
+    ("failed with result", Level::Error),
+    ("entered failed state", Level::Error),
+    ("dependency failed", Level::Error),
+    ("code=killed", Level::Error),
+    ("start request repeated too quickly", Level::Error),
     ("failed to", Level::Error),
     ("failed password", Level::Error),
     ("authentication failure", Level::Error),
@@ -1472,6 +1620,8 @@ fn failure_phrase(line: &[u8]) -> Option<LineClass> {
         std::sync::LazyLock::new(|| {
             aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                // `oom-killer`, not the `oom-kill` it starts with.
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
                 .kind(Some(aho_corasick::AhoCorasickKind::DFA))
                 .build(FAILURE_PHRASES.iter().map(|(phrase, _)| phrase))
                 .ok()
@@ -1479,7 +1629,15 @@ fn failure_phrase(line: &[u8]) -> Option<LineClass> {
     static LABEL_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b": "));
     let prefix = &line[..line.len().min(PREFIX_BYTES)];
-    let message = LABEL_END.find(prefix)?;
+    // `dmesg` puts the message right after its `[12345.678901] ` stamp.
+    let dmesg = (prefix.first() == Some(&b'['))
+        .then(|| memchr::memmem::find(&prefix[..prefix.len().min(32)], b"] "))
+        .flatten()
+        .filter(|&close| prefix[1..close].iter().all(|&b| STAMP[b as usize]));
+    let message = match dmesg {
+        Some(close) => close + 2,
+        None => LABEL_END.find(prefix)?,
+    };
     let mut found: Option<LineClass> = None;
     for hit in PHRASES.as_ref()?.find_iter(&prefix[message..]) {
         let hit =
@@ -1802,6 +1960,166 @@ mod tests {
             "export const info = 1;",
         ] {
             assert_eq!(level(line), None, "{line}");
+        }
+    }
+
+    /// Regression: `<E>` was read as the error level wherever it stood, so compiler output and code
+    /// full of `Vec<E>` and `Result<T, E>` turned into errors.
+    #[test]
+    fn type_parameters_are_not_bracketed_levels() {
+        for line in [
+            "pub fn map_err<F, E>(self, op: O) -> Result<T, E>",
+            "impl<E> From<E> for Report where E: std::error::Error {",
+            "fn f<E>(e: E) {}",
+            "    let v: Vec<E> = Vec::new();",
+            "   = note: expected enum `Result<T, E>`",
+            "  --> src/lib.rs:3:5: HashMap<K, V> and Option<D>",
+            "fn boxed() -> Box<Error> {",
+            "type Events = Vec<Info>;",
+            "let x = arr[E];",
+            "iter::<E>()",
+        ] {
+            assert_eq!(level(line), None, "{line}");
+        }
+        use Level::*;
+        for (line, want) in [
+            ("<E> disk full", Error),
+            ("<W> cache miss rate high", Warning),
+            ("2026-11-21 10:00:01.123 <E> request failed", Error),
+            ("[2026-11-21T10:00:01Z] <W> slow", Warning),
+            ("2026-11-21 10:00:01 [E] boom", Error),
+            ("<error> disk full", Error),
+        ] {
+            assert_eq!(level(line), Some(want), "{line}");
+        }
+    }
+
+    /// Regression: systemd's and the kernel's ways of saying a unit or a process failed were
+    /// lines without a level, so a journal's failures were not notable.
+    #[test]
+    fn journal_failure_phrases() {
+        use Level::*;
+        for (line, want) in [
+            (
+                "Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=1/FAILURE",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: nginx.service: Failed with result 'exit-code'.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: Failed to start nginx.service - A high performance web server.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: Dependency failed for Remote File Systems.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Start request repeated too quickly.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Main process exited, code=killed, status=9/KILL",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Main process exited, code=dumped, status=11/SEGV",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: app[4242]: segfault at 0 ip 000055d0 sp 00007ffd error 4 in app[55d0+1000]",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: Out of memory: Killed process 4242 (java) total-vm:8GB",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: java invoked oom-killer: gfp_mask=0x140cca",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: blk_update_request: I/O error, dev sda, sector 2048",
+                Error,
+            ),
+            ("Nov 24 23:00:50 vm kernel: Call Trace:", Error),
+            ("[12345.678901] kernel BUG at mm/slub.c:379!", Fatal),
+        ] {
+            assert_eq!(level(line), Some(want), "{line}");
+        }
+        for line in [
+            "Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=0/SUCCESS",
+            "Nov 24 23:00:50 vm systemd[1]: Started nginx.service - A high performance web server.",
+        ] {
+            assert_eq!(level(line), None, "{line}");
+        }
+    }
+
+    /// Regression: these formats' failures were missed or read at a lower level.
+    #[test]
+    fn failures_of_build_and_test_tools() {
+        use Level::*;
+        let cases: &[(&str, Level, LineKind)] = &[
+            // ASP.NET Core's console logger.
+            (
+                "fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+                Error,
+                LineKind::Plain,
+            ),
+            (
+                "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]",
+                Fatal,
+                LineKind::Diagnostic,
+            ),
+            (
+                "warn: Microsoft.AspNetCore.HttpsPolicy[3]",
+                Warning,
+                LineKind::Diagnostic,
+            ),
+            // Terraform, plain and in its box.
+            ("Error: Invalid reference", Error, LineKind::Diagnostic),
+            ("│ Error: Unsupported argument", Error, LineKind::Diagnostic),
+            (
+                "│ Warning: Deprecated attribute",
+                Warning,
+                LineKind::Diagnostic,
+            ),
+            // npm, before and since npm 10.
+            ("npm ERR! code ELIFECYCLE", Error, LineKind::Plain),
+            ("npm error code E404", Error, LineKind::Plain),
+            (
+                "npm warn deprecated inflight@1.0.6",
+                Warning,
+                LineKind::Plain,
+            ),
+            // TAP.
+            (
+                "not ok 3 - rejects a bad date",
+                Error,
+                LineKind::TestFailure,
+            ),
+            ("    not ok 1 - subtest", Error, LineKind::TestFailure),
+            ("# fail 2", Error, LineKind::Summary),
+            // node:test's spec reporter.
+            ("✖ rejects a bad date (1.2ms)", Error, LineKind::TestFailure),
+            ("  ✖ nested case (0.3ms)", Error, LineKind::TestFailure),
+            ("ℹ fail 2", Error, LineKind::Summary),
+            // mocha.
+            ("  1) rejects a bad date", Error, LineKind::TestFailure),
+            ("  2 failing", Error, LineKind::Summary),
+        ];
+        for &(line, want, want_kind) in cases {
+            assert_eq!((level(line), kind(line)), (Some(want), want_kind), "{line}");
+        }
+        for line in [
+            "# fail 0",
+            "ℹ fail 0",
+            "  3 passing (12ms)",
+            "ok 1 - parses",
+        ] {
+            assert!(level(line).is_none_or(|l| l < Warning), "{line}");
         }
     }
 
