@@ -204,7 +204,19 @@ enum Pending {
         group: u32,
         anchor: u64,
     },
+    /// The goroutine dump after a Go `panic: …`, searched for the first frame of the program's
+    /// own code; `left` bounds the lines searched.
+    GoStack {
+        group: u32,
+        anchor: u64,
+        in_goroutine: bool,
+        left: u8,
+    },
 }
+
+/// Lines after a Go `panic: …` searched for the first frame of the program's own code: past the
+/// runtime's and the testing package's frames, which come first.
+const GO_STACK_LINES: u8 = 40;
 
 /// What completes an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,6 +229,8 @@ enum Want {
     GoTestMessage,
     /// Jest's first line after `● suite › test`.
     JestMessage,
+    /// The `left:` and `right:` lines after `assertion `left == right` failed`.
+    AssertSides,
 }
 
 /// A hasher for keys that already are hashes.
@@ -260,6 +274,9 @@ pub(crate) struct Profiler {
     pending: Pending,
     /// The Python traceback's first line, kept to anchor a traceback the input cuts short.
     traceback_text: String,
+    /// In a Go panic's stack: the last function line of the program's own code, waiting for its
+    /// location on the next line.
+    go_function: Option<NumberedLine>,
     scratch: Vec<u8>,
 }
 
@@ -277,6 +294,7 @@ impl Profiler {
             marks: Default::default(),
             pending: Pending::None,
             traceback_text: String::new(),
+            go_function: None,
             scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
         }
     }
@@ -337,11 +355,72 @@ impl Profiler {
                     return;
                 }
                 if completes(want, line) {
-                    self.set_detail(group, anchor, number, line, false);
+                    let trimmed = line.trim_ascii();
+                    if want == Want::AssertSides {
+                        self.append_detail(group, anchor, trimmed);
+                    } else {
+                        self.set_detail(group, anchor, number, line, false);
+                    }
+                    // `assert_eq!`'s message is only half of it: the values follow.
+                    let sides_follow = (want == Want::PanicMessage
+                        && trimmed.starts_with(b"assertion `left "))
+                        || (want == Want::AssertSides && trimmed.starts_with(b"left:"));
+                    if sides_follow {
+                        self.pending = Pending::Detail {
+                            group,
+                            anchor,
+                            want: Want::AssertSides,
+                            blank_left: 0,
+                        };
+                    }
                     self.other(number, line, in_head, class);
                     return;
                 }
             }
+            Pending::GoStack {
+                group,
+                anchor,
+                in_goroutine,
+                left,
+            } if left > 0 && class.level.is_none() => {
+                let mut in_goroutine = in_goroutine;
+                let mut done = false;
+                if !in_goroutine {
+                    in_goroutine = line.starts_with(b"goroutine ") && line.ends_with(b"]:");
+                } else if line.first() == Some(&b'\t') {
+                    // `\t/app/main.go:12 +0x1d`: the location of the function line above it.
+                    if let Some(function) = self.go_function.take() {
+                        let mut detail = function.text.clone();
+                        detail.push_str("  ");
+                        detail.push_str(&String::from_utf8_lossy(line.trim_ascii()));
+                        let detail = NumberedLine {
+                            line: function.line,
+                            text: super::text::shorten(&detail, self.example_chars),
+                        };
+                        self.put_detail(group, anchor, detail, false);
+                        done = true;
+                    }
+                } else if !line.is_empty() {
+                    let own_code = !(line.starts_with(b"runtime.")
+                        || line.starts_with(b"panic(")
+                        || line.starts_with(b"testing."));
+                    self.go_function = own_code.then(|| NumberedLine {
+                        line: number,
+                        text: String::from_utf8_lossy(line.trim_ascii()).into_owned(),
+                    });
+                }
+                if !done {
+                    self.pending = Pending::GoStack {
+                        group,
+                        anchor,
+                        in_goroutine,
+                        left: left - 1,
+                    };
+                }
+                self.other(number, line, in_head, class);
+                return;
+            }
+            Pending::GoStack { .. } => self.go_function = None,
             Pending::Frames { group, anchor } => {
                 if class.kind == LineKind::Frame {
                     let trimmed = line.trim_ascii_start();
@@ -379,6 +458,16 @@ impl Profiler {
                     return;
                 };
                 let want = match class.kind {
+                    LineKind::Panic if line.starts_with(b"panic: ") => {
+                        self.go_function = None;
+                        self.pending = Pending::GoStack {
+                            group,
+                            anchor: number,
+                            in_goroutine: false,
+                            left: GO_STACK_LINES,
+                        };
+                        None
+                    }
                     LineKind::Panic if line.ends_with(b":") => Some((Want::PanicMessage, 0)),
                     LineKind::Diagnostic => Some((Want::Location, 0)),
                     LineKind::TestFailure if line.starts_with(b"--- FAIL") => {
@@ -524,6 +613,27 @@ impl Profiler {
                 self.example_chars,
             ),
         };
+        self.put_detail(group, anchor, detail, replace);
+    }
+
+    /// Adds `more` to the detail of the event at `anchor` (`assertion … failed; left: 4; right: 3`).
+    fn append_detail(&mut self, group: u32, anchor: u64, more: &[u8]) {
+        let example_chars = self.example_chars;
+        let Some(group) = self.groups.get_mut(group as usize) else {
+            return;
+        };
+        let examples = std::iter::once(&mut group.first)
+            .chain(group.after_head.as_mut())
+            .chain(group.latest.iter_mut().flatten());
+        for example in examples.filter(|e| e.line.line == anchor) {
+            if let Some(detail) = &mut example.detail {
+                let text = format!("{}; {}", detail.text, String::from_utf8_lossy(more));
+                detail.text = super::text::shorten(&text, example_chars);
+            }
+        }
+    }
+
+    fn put_detail(&mut self, group: u32, anchor: u64, detail: NumberedLine, replace: bool) {
         let Some(group) = self.groups.get_mut(group as usize) else {
             return;
         };
@@ -625,5 +735,6 @@ fn completes(want: Want, line: &[u8]) -> bool {
                 && memchr::memmem::find(trimmed, b".go:").is_some()
         }
         Want::JestMessage => !trimmed.is_empty(),
+        Want::AssertSides => trimmed.starts_with(b"left:") || trimmed.starts_with(b"right:"),
     }
 }

@@ -290,3 +290,81 @@ fn every_sample_previews_within_its_bound() {
         assert_eq!(preview.profile.levels.total(), lines, "{}", sample.name);
     }
 }
+
+/// `text` between enough passing lines that the preview omits it and lists its notable lines.
+fn amid_passing_tests(text: &str) -> String {
+    let passing = |from: u32| -> String {
+        (from..from + 400)
+            .map(|i| format!("test ledger::tests::case_{i} ... ok\n"))
+            .collect()
+    };
+    format!("{}{text}{}", passing(0), passing(400))
+}
+
+/// Regression: an `assert_eq!` failure showed `assertion `left == right` failed` without the
+/// values that differ. The text is `cargo test`'s own (Rust 1.9x) output.
+#[test]
+fn an_assert_eq_failure_shows_left_and_right() {
+    let output = "\
+---- tests::adds stdout ----
+
+thread 'tests::adds' (3076) panicked at src/lib.rs:3:33:
+assertion `left == right` failed
+  left: 4
+ right: 3
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let panicked = preview
+        .text
+        .lines()
+        .position(|l| l.contains("panicked at src/lib.rs:3:33:"))
+        .unwrap_or_else(|| panic!("{}", preview.text));
+    let detail = preview.text.lines().nth(panicked + 1).unwrap();
+    assert!(
+        detail.ends_with("assertion `left == right` failed; left: 4; right: 3"),
+        "{}",
+        preview.text
+    );
+}
+
+/// Regression: a Go panic showed its message line only; where it happened in the program's own
+/// code (past the runtime's and the testing package's frames) is what a reader needs next.
+#[test]
+fn a_go_panic_shows_its_first_frame_in_the_programs_code() {
+    let output = "\
+--- FAIL: TestDivide (0.00s)
+panic: runtime error: integer divide by zero [recovered]
+\tpanic: runtime error: integer divide by zero
+
+goroutine 7 [running]:
+testing.tRunner.func1.2({0x5a1f60, 0x6a9b30})
+\t/usr/local/go/src/testing/testing.go:1632 +0x230
+testing.tRunner.func1()
+\t/usr/local/go/src/testing/testing.go:1635 +0x35e
+panic({0x5a1f60?, 0x6a9b30?})
+\t/usr/local/go/src/runtime/panic.go:785 +0x132
+example.com/calc.Divide(...)
+\t/home/dev/calc/calc.go:5
+example.com/calc.TestDivide(0xc000106820?)
+\t/home/dev/calc/calc_test.go:8 +0x1d
+testing.tRunner(0xc000106820, 0x5d0a48)
+\t/usr/local/go/src/testing/testing.go:1690 +0xf4
+created by testing.(*T).Run in goroutine 1
+\t/usr/local/go/src/testing/testing.go:1743 +0x390
+exit status 2
+FAIL\texample.com/calc\t0.003s
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let text = &preview.text;
+    let panic = text
+        .lines()
+        .position(|l| l.contains(": panic: runtime error: integer divide by zero [recovered]"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let frame = text.lines().nth(panic + 1).unwrap();
+    assert!(
+        frame.ends_with("example.com/calc.Divide(...)  /home/dev/calc/calc.go:5"),
+        "{text}"
+    );
+    assert!(!text.contains("goroutine 7 [running]:"), "{text}");
+}
