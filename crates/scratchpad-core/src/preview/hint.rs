@@ -136,6 +136,9 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         How::SyslogPriority => Fragment::new(format!("^{}", escape(span))),
         How::Facility => Fragment::new(format!(r"\b{}\b", escape(span))).lower(span),
         How::Exception if start == 0 => Fragment::new(format!(r"^{}\b", escape(span))),
+        // A bare exception ends its line: pytest's `tests/test_x.py:9: AssertionError`.
+        // After a location or prefix, as the classifier took it: not `raise AssertionError`.
+        How::Exception if end == line.len() => Fragment::new(format!(r"[:\]] {}$", escape(span))),
         How::Exception => Fragment::new(format!(r"\b{}:", escape(span))),
         How::Phrase => {
             let trimmed = span.trim_ascii_end();
@@ -330,6 +333,7 @@ mod tests {
             "2026-11-21 10:00:01 <E> request failed",
             "Nov 21 10:00:01 host kern.err kernel: x",
             "java.lang.IllegalStateException: boom",
+            "tests/test_calc.py:9: AssertionError",
             "thread 'main' panicked at src/main.rs:2:5:",
             "panic: runtime error: index out of range",
             "--- FAIL: TestAdd (0.00s)",

@@ -368,3 +368,50 @@ FAIL\texample.com/calc\t0.003s
     );
     assert!(!text.contains("goroutine 7 [running]:"), "{text}");
 }
+
+/// Regression: pytest's `E       AssertionError` (a bare exception, no message) and its location
+/// line `tests/test_calc.py:9: AssertionError` counted as errors the suggested search did not
+/// find, so the count the hint gave and the lines its search found disagreed.
+#[test]
+fn pytest_hint_counts_what_its_search_finds() {
+    let output = "\
+=================================== FAILURES ===================================
+_________________________________ test_divide __________________________________
+
+    def test_divide():
+>       assert divide(4, 2) == 3
+E       assert 2.0 == 3
+E        +  where 2.0 = divide(4, 2)
+
+tests/test_calc.py:5: AssertionError
+__________________________________ test_raise __________________________________
+
+    def test_raise():
+>       raise AssertionError
+E       AssertionError
+
+tests/test_calc.py:9: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_divide - assert 2.0 == 3
+FAILED tests/test_calc.py::test_raise - AssertionError
+========================= 2 failed, 1 passed in 0.03s ==========================
+";
+    let padding: String = (0..400)
+        .map(|i| format!("tests/test_many.py::test_case_{i} PASSED\n"))
+        .collect();
+    let text = format!("{padding}{output}{padding}");
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let grep = preview.profile.grep.as_ref().unwrap();
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    let found = text.lines().filter(|l| regex.is_match(l)).count() as u64;
+    let levels = &preview.profile.levels;
+    assert_eq!(
+        grep.finds,
+        format!("{} lines at level error", levels.error),
+        "{text}"
+    );
+    assert_eq!(found, levels.error, "/{}/ on\n{output}", grep.pattern);
+}
