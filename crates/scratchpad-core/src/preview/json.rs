@@ -106,6 +106,20 @@ const INDENT: &str = "  ";
 ///
 /// Errors are the reader's own I/O errors; malformed JSON is `Ok(None)`.
 pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<Option<String>> {
+    Ok(json_shape(input, budget_chars)?.map(|shape| shape.preview))
+}
+
+/// What one pass over a JSON document learned: its shape preview, and the jq queries that are
+/// valid for it, most useful first (`keys` for an object, `length` and `.[0] | keys` for an array
+/// of objects, a look at `.id` only where the document has that key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonShape {
+    pub preview: String,
+    pub queries: Vec<String>,
+}
+
+/// [`json_shape_preview`] with the queries worth suggesting for the document.
+pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<JsonShape>> {
     let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input);
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
     let mut root = Slot::default();
@@ -125,10 +139,47 @@ pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<O
         .deserialize(&mut deserializer)
         .and_then(|()| deserializer.end())
     {
-        Ok(()) => Ok(Some(render(&root, budget_chars))),
+        Ok(()) => Ok(Some(JsonShape {
+            preview: render(&root, budget_chars),
+            queries: queries(&root),
+        })),
         Err(error) if error.is_io() => Err(error.into()),
         Err(_) => Ok(None),
     }
+}
+
+/// jq queries that are valid for the document whose root is `root`: none asks for a key the
+/// document does not have, or for the keys of an array.
+fn queries(root: &Slot) -> Vec<String> {
+    let only_objects = |slot: &Slot| slot.obj.as_ref().is_some_and(|o| o.count == slot.total());
+    let has_id = |obj: &ObjStats| {
+        obj.keys.iter().any(|entry| entry.name.text == "id") || obj.other_keys.contains("id")
+    };
+    if let Some(obj) = root.obj.as_ref().filter(|_| only_objects(root)) {
+        let mut queries = vec!["keys".to_owned()];
+        if has_id(obj) {
+            queries.push(".id".to_owned());
+        }
+        return queries;
+    }
+    let Some(arr) = root.arr.as_ref().filter(|a| a.count == root.total()) else {
+        // A string, number, boolean or null: the document is its value.
+        return vec![".".to_owned()];
+    };
+    let mut queries = vec!["length".to_owned()];
+    if arr.max_len == 0 {
+        return queries;
+    }
+    match arr.items.obj.as_ref().filter(|_| only_objects(&arr.items)) {
+        Some(items) => {
+            queries.push(".[0] | keys".to_owned());
+            if has_id(items) {
+                queries.push(".[0:20] | map(.id)".to_owned());
+            }
+        }
+        None => queries.push(".[0:5]".to_owned()),
+    }
+    queries
 }
 
 // ---------------------------------------------------------------------------

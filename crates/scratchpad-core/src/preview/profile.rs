@@ -116,6 +116,9 @@ pub struct TextProfile {
     /// The encoding the content came in when it was not UTF-8 (`UTF-16LE`); it is stored as UTF-8.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decoded_from: Option<String>,
+    /// For a JSON document: jq queries valid for it, most useful first ([`super::JsonShape`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub json_queries: Vec<String>,
 }
 
 impl TextProfile {
