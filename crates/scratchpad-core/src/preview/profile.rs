@@ -163,6 +163,8 @@ pub(crate) struct Example {
 #[derive(Debug, Clone)]
 pub(crate) struct Group {
     pub level: Option<Level>,
+    /// The highest grade within the level among its lines ([`LineClass`]'s).
+    pub grade: u8,
     pub kind: LineKind,
     pub count: u64,
     pub first_line: u64,
@@ -336,6 +338,7 @@ impl Profiler {
                     how: if name > 0 { How::Exception } else { How::None },
                     start: 0,
                     end: name as u32,
+                    grade: 0,
                 };
                 self.counts.error += 1;
                 self.record(number, line, in_head, &class, Some(start));
@@ -576,6 +579,7 @@ impl Profiler {
                 let first = self.example(number, line, from_line);
                 self.groups.push(Group {
                     level: class.level,
+                    grade: class.grade,
                     kind: class.kind,
                     count: 0,
                     first_line: number,
@@ -597,6 +601,7 @@ impl Profiler {
         let group = &mut self.groups[index as usize];
         group.count += 1;
         group.last_line = number;
+        group.grade = group.grade.max(class.grade);
         if !in_head && group.after_head.is_none() {
             group.after_head = example.clone();
         }
@@ -665,6 +670,7 @@ impl Profiler {
                 how: How::Phrase,
                 start: 0,
                 end: "Traceback".len() as u32,
+                grade: 0,
             };
             if self.track == Track::Everything {
                 // Move the line from its unleveled template to the error group.

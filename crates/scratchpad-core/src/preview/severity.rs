@@ -184,6 +184,9 @@ pub struct LineClass {
     pub(crate) how: How,
     pub(crate) start: u32,
     pub(crate) end: u32,
+    /// How severe within its level, higher first: fatal is where syslog's emerg, alert and crit
+    /// and PostgreSQL's PANIC and FATAL all land, and they are not equally bad.
+    pub(crate) grade: u8,
 }
 
 impl LineClass {
@@ -193,6 +196,7 @@ impl LineClass {
         how: How::None,
         start: 0,
         end: 0,
+        grade: 0,
     };
 
     fn new(level: Level, kind: LineKind, how: How, start: usize, end: usize) -> LineClass {
@@ -202,6 +206,7 @@ impl LineClass {
             how,
             start: start as u32,
             end: end as u32,
+            grade: 0,
         }
     }
 
@@ -425,6 +430,14 @@ fn letter_level(b: u8) -> Option<Level> {
 /// Classifies one line (without its newline).
 pub fn classify(line: &[u8]) -> LineClass {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut class = classify_level(line);
+    if class.level == Some(Level::Fatal) {
+        class.grade = fatal_grade(line, &class);
+    }
+    class
+}
+
+fn classify_level(line: &[u8]) -> LineClass {
     let Some(&first) = line.first() else {
         return LineClass::NONE;
     };
@@ -439,6 +452,51 @@ pub fn classify(line: &[u8]) -> LineClass {
         scan_words(line)
     };
     refine(line, class)
+}
+
+/// Orders the fatal levels: syslog's emerg (0) above alert (1) above crit (2), and a panic above
+/// FATAL (PostgreSQL's PANIC stops the whole server, its FATAL one session).
+fn fatal_grade(line: &[u8], class: &LineClass) -> u8 {
+    const EMERG: u8 = 4;
+    const ALERT: u8 = 3;
+    const PANIC: u8 = 2;
+    let span = line
+        .get(class.start as usize..class.end as usize)
+        .unwrap_or_default();
+    // A syslog priority, as `<0>` or the value of a `PRIORITY` key: the level is its low bits.
+    let digits: Vec<u8> = span
+        .iter()
+        .rev()
+        .skip_while(|b| !b.is_ascii_digit())
+        .take_while(|b| b.is_ascii_digit())
+        .copied()
+        .collect();
+    let syslog = matches!(class.how, How::SyslogPriority)
+        || (matches!(class.how, How::JsonKey | How::KeyValue) && digits.len() == 1);
+    if syslog && !digits.is_empty() {
+        let value = digits
+            .iter()
+            .rev()
+            .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+        return match value & 7 {
+            0 => EMERG,
+            1 => ALERT,
+            _ => 0,
+        };
+    }
+    let has = |word: &[u8]| {
+        span.windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
+    };
+    if has(b"emerg") {
+        EMERG
+    } else if has(b"alert") {
+        ALERT
+    } else if has(b"pani") || has(b"pnc") || class.kind == LineKind::Panic {
+        PANIC
+    } else {
+        0
+    }
 }
 
 /// Bytes of the timestamps and separators that start most log lines (`2026-11-21T10:00:01.123Z `,
@@ -826,6 +884,7 @@ fn summary(line: &[u8], failed_word: &[u8]) -> LineClass {
         how: How::Phrase,
         start: 0,
         end: phrase_end(prefix, prefix.len()) as u32,
+        grade: 0,
     }
 }
 
@@ -955,6 +1014,7 @@ fn count_summary(line: &[u8]) -> Option<LineClass> {
                 how: How::Phrase,
                 start: 0,
                 end: line.len().min(digits + 8) as u32,
+                grade: 0,
             });
         }
     }
@@ -2121,6 +2181,45 @@ mod tests {
         ] {
             assert!(level(line).is_none_or(|l| l < Warning), "{line}");
         }
+    }
+
+    /// Regression: syslog's emerg, alert and crit, and PostgreSQL's PANIC and FATAL, were all one
+    /// fatal level, so a preview could list a crit before an emerg.
+    #[test]
+    fn fatal_levels_are_graded() {
+        let grade = |line: &str| {
+            let class = classify(line.as_bytes());
+            assert_eq!(class.level, Some(Level::Fatal), "{line}");
+            class.grade
+        };
+        let emerg = [
+            "<0>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [emerg] 1#1: bind() to 0.0.0.0:80 failed",
+            "Nov 24 23:00:50 vm kern.emerg kernel: x",
+            "{\"PRIORITY\":\"0\",\"MESSAGE\":\"x\"}",
+        ];
+        let alert = [
+            "<1>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [alert] 1#1: x",
+        ];
+        let crit = [
+            "<2>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [crit] 1#1: x",
+            "CRITICAL:root:out of memory",
+        ];
+        let panic =
+            ["2026-11-21 10:00:01.123 UTC [42] PANIC:  could not write to file \"pg_wal/x\""];
+        let fatal = [
+            "2026-11-21 10:00:01.123 UTC [42] FATAL:  password authentication failed for user \"app\"",
+        ];
+        let grades = |lines: &[&str]| lines.iter().map(|l| grade(l)).collect::<Vec<_>>();
+        let (emerg, alert, crit) = (grades(&emerg), grades(&alert), grades(&crit));
+        assert!(
+            emerg.iter().min() > alert.iter().max(),
+            "{emerg:?} {alert:?}"
+        );
+        assert!(alert.iter().min() > crit.iter().max(), "{alert:?} {crit:?}");
+        assert!(grades(&panic)[0] > grades(&fatal)[0]);
     }
 
     #[test]

@@ -181,7 +181,7 @@ fn render_row(row: &SummaryRow) -> String {
 
 /// Summary order: most severe first; rare before common at warning and above (the rare line is
 /// the news), common before rare below (the bulk says what the entry is); then by first line.
-fn order(group: &Group) -> (usize, i128, u64) {
+fn order(group: &Group) -> (usize, std::cmp::Reverse<u8>, i128, u64) {
     let rank = group.level.map_or(7, Level::rank);
     let count = i128::from(group.count);
     let by_count = if group.level.is_some_and(|l| l >= Level::Warning) {
@@ -189,7 +189,12 @@ fn order(group: &Group) -> (usize, i128, u64) {
     } else {
         -count
     };
-    (rank, by_count, group.first_line)
+    (
+        rank,
+        std::cmp::Reverse(group.grade),
+        by_count,
+        group.first_line,
+    )
 }
 
 fn row(group: &Group) -> SummaryRow {

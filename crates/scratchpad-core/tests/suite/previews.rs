@@ -209,3 +209,41 @@ fn the_template_cap_is_stated() {
     assert!(preview.profile.capped);
     assert_eq!(preview.profile.levels.error, 500);
 }
+
+/// Regression: the fatal levels were listed by rarity alone, so a repeated syslog emerg could come
+/// after a single crit, and PostgreSQL's FATAL before its PANIC.
+#[test]
+fn fatal_lines_are_listed_emerg_alert_crit_and_panic_before_fatal() {
+    let mut text = String::new();
+    for i in 0..2_000 {
+        text.push_str(&format!(
+            "<6>Nov 24 23:00:50 vm app[7]: request {i} served\n"
+        ));
+        match i {
+            600 => text.push_str("<2>Nov 24 23:00:50 vm app[7]: disk controller degraded\n"),
+            700 | 710 => text.push_str("<1>Nov 24 23:00:50 vm app[7]: raid array lost a mirror\n"),
+            800 | 810 | 820 => {
+                text.push_str("<0>Nov 24 23:00:50 vm kernel: system is unusable\n")
+            }
+            900 => text.push_str(
+                "2026-11-21 10:00:01.123 UTC [42] FATAL:  terminating connection due to administrator command\n",
+            ),
+            910 | 920 => text.push_str(
+                "2026-11-21 10:00:01.123 UTC [42] PANIC:  could not write to file \"pg_wal/xlogtemp.42\"\n",
+            ),
+            _ => {}
+        }
+    }
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let position = |needle: &str| {
+        preview
+            .text
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in\n{}", preview.text))
+    };
+    let emerg = position("system is unusable");
+    let alert = position("raid array lost a mirror");
+    let crit = position("disk controller degraded");
+    assert!(emerg < alert && alert < crit, "{}", preview.text);
+    assert!(position("PANIC:") < position("FATAL:"), "{}", preview.text);
+}
