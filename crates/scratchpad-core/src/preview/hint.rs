@@ -346,6 +346,20 @@ mod tests {
             "======================== 1 failed, 601 passed in 1.47s ==========",
             "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0",
             "Found 3 errors in 2 files.",
+            "fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+            "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]",
+            "│ Error: Unsupported argument",
+            "npm error code E404",
+            "not ok 3 - rejects a bad date",
+            "    not ok 1 - subtest",
+            "# fail 2",
+            "✖ rejects a bad date (1.2ms)",
+            "ℹ fail 2",
+            "  1) rejects a bad date",
+            "  2 failing",
+            "Nov 24 23:00:50 vm kernel: Call Trace:",
+            "[12345.678901] kernel BUG at mm/slub.c:379!",
+            "Nov 24 23:00:50 vm systemd[1]: x.service: Failed with result 'exit-code'.",
         ] {
             let f = frag(line);
             let re = regex::RegexBuilder::new(&f.regex)

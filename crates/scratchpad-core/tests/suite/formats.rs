@@ -415,3 +415,146 @@ FAILED tests/test_calc.py::test_raise - AssertionError
     );
     assert_eq!(found, levels.error, "/{}/ on\n{output}", grep.pattern);
 }
+
+/// `output` between `pad` lines (numbered), previewed: each of `failures` is listed among the
+/// notable lines, and the suggested search finds it.
+fn failures_are_notable(pad: &str, output: &str, failures: &[&str]) {
+    let padding = |from: u32| -> String {
+        (from..from + 400)
+            .map(|i| format!("{}\n", pad.replace("{i}", &i.to_string())))
+            .collect()
+    };
+    let text = format!("{}{output}{}", padding(0), padding(400));
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let notable = preview
+        .text
+        .split("[notable lines from the omitted part")
+        .nth(1)
+        .unwrap_or_else(|| panic!("nothing notable in\n{}", preview.text));
+    let grep = preview
+        .profile
+        .grep
+        .as_ref()
+        .unwrap_or_else(|| panic!("no search for\n{}", preview.text));
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    for failure in failures {
+        assert!(
+            notable.contains(failure),
+            "{failure} not in\n{}",
+            preview.text
+        );
+        let line = text.lines().find(|l| l.contains(failure)).unwrap();
+        assert!(regex.is_match(line), "/{}/ misses {line}", grep.pattern);
+    }
+    assert!(
+        !regex.is_match(&pad.replace("{i}", "7")),
+        "/{}/ matches the padding",
+        grep.pattern
+    );
+}
+
+/// Regression: these tools' failures were lines without a level (or at a lower one), so their
+/// previews did not list them.
+#[test]
+fn failures_of_dotnet_terraform_npm_and_js_test_runners_are_notable() {
+    failures_are_notable(
+        "info: Microsoft.AspNetCore.Hosting.Diagnostics[1]\n      Request starting HTTP/1.1 GET http://localhost:5000/api/items/{i} - - -",
+        "\
+fail: Microsoft.AspNetCore.Server.Kestrel[13]
+      Connection id \"0HN7\", Request id \"0HN7:00000001\": An unhandled exception was thrown by the application.
+      System.InvalidOperationException: Sequence contains no elements
+         at System.Linq.ThrowHelper.ThrowNoElementsException()
+crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]
+      Application startup exception
+",
+        &["fail: Microsoft.AspNetCore.Server.Kestrel[13]", "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]"],
+    );
+    failures_are_notable(
+        "aws_instance.web[{i}]: Refreshing state... [id=i-0abc{i}]",
+        "\
+╷
+│ Error: Unsupported argument
+│ 
+│   on main.tf line 12, in resource \"aws_instance\" \"web\":
+│   12:   amis = \"ami-123\"
+│ 
+│ An argument named \"amis\" is not expected here. Did you mean \"ami\"?
+╵
+",
+        &["│ Error: Unsupported argument"],
+    );
+    failures_are_notable(
+        "npm http fetch GET 200 https://registry.npmjs.org/pkg-{i} 12ms (cache hit)",
+        "\
+npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/left-pad-x - Not found
+",
+        &["npm error code E404"],
+    );
+    failures_are_notable(
+        "ok {i} - parses case {i}",
+        "\
+not ok 801 - rejects a bad date
+  ---
+  operator: equal
+  ...
+# tests 802
+# pass 801
+# fail 1
+",
+        &["not ok 801 - rejects a bad date", "# fail 1"],
+    );
+    failures_are_notable(
+        "✔ parses case {i} (0.1ms)",
+        "\
+✖ rejects a bad date (1.2ms)
+ℹ tests 802
+ℹ pass 801
+ℹ fail 1
+",
+        &["✖ rejects a bad date", "ℹ fail 1"],
+    );
+    failures_are_notable(
+        "    ✓ parses case {i}",
+        "    1) rejects a bad date
+
+  801 passing (40ms)
+  1 failing
+
+  1) dates
+       rejects a bad date:
+     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+",
+        &["1) rejects a bad date", "1 failing"],
+    );
+}
+
+/// Regression: systemd's and the kernel's failures in a journal (`journalctl` prints no level)
+/// were not notable.
+#[test]
+fn journal_failures_are_notable() {
+    failures_are_notable(
+        "Nov 24 23:00:{i} vm systemd[1]: Started session-{i}.scope - Session {i} of User dev.",
+        "\
+Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=1/FAILURE
+Nov 24 23:00:50 vm systemd[1]: nginx.service: Failed with result 'exit-code'.
+Nov 24 23:00:50 vm systemd[1]: Failed to start nginx.service - A high performance web server.
+Nov 24 23:00:51 vm kernel: app[4242]: segfault at 0 ip 000055d0c0de0000 sp 00007ffd00000000 error 4 in app[55d0c0de0000+1000]
+Nov 24 23:00:52 vm kernel: Out of memory: Killed process 4242 (java) total-vm:8388608kB
+Nov 24 23:00:53 vm kernel: blk_update_request: I/O error, dev sda, sector 2048 op 0x0:(READ)
+Nov 24 23:00:53 vm kernel: Call Trace:
+",
+        &[
+            "status=1/FAILURE",
+            "Failed with result 'exit-code'",
+            "Failed to start nginx.service",
+            "segfault at 0",
+            "Out of memory: Killed process 4242",
+            "I/O error, dev sda",
+            "Call Trace:",
+        ],
+    );
+}
