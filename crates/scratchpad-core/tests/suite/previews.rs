@@ -247,3 +247,48 @@ fn fatal_lines_are_listed_emerg_alert_crit_and_panic_before_fatal() {
     assert!(emerg < alert && alert < crit, "{}", preview.text);
     assert!(position("PANIC:") < position("FATAL:"), "{}", preview.text);
 }
+
+/// Every `A–B` range a text says, read as numbers: A < B (a single line or template is named
+/// alone, never as `N–N`, and no range reads backwards).
+fn ranges_read_forwards(text: &str) -> Result<(), TestCaseError> {
+    let number = |s: &str| s.replace(',', "").parse::<u64>();
+    for (at, _) in text.match_indices('–') {
+        let before = text[..at]
+            .rsplit(|c: char| !(c.is_ascii_digit() || c == ','))
+            .next()
+            .unwrap_or("");
+        let after = text[at + '–'.len_utf8()..]
+            .split(|c: char| !(c.is_ascii_digit() || c == ','))
+            .next()
+            .unwrap_or("");
+        if let (Ok(a), Ok(b)) = (number(before), number(after)) {
+            prop_assert!(a < b, "{}–{} in\n{}", a, b, text);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Regression: a summary page past the last template said "templates 31–30".
+    #[test]
+    fn stated_ranges_never_read_backwards(
+        lines in proptest::collection::vec(
+            prop_oneof![
+                Just(String::new()),
+                "[a-z ]{0,30}",
+                "ERROR [a-z]{1,3}",
+                "WARN [a-z]{1,3}",
+                "INFO [a-z ]{0,90}",
+            ],
+            1..120,
+        ),
+        skip in 0usize..12,
+    ) {
+        let text = lines.join("\n");
+        ranges_read_forwards(&text_preview(&text, &small_config()).text)?;
+        let options = SummaryOptions { skip, budget_chars: 400 };
+        ranges_read_forwards(&summarize(text.as_bytes(), &options).unwrap().render())?;
+    }
+}
