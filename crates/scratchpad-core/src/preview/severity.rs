@@ -2222,6 +2222,48 @@ mod tests {
         assert!(grades(&panic)[0] > grades(&fatal)[0]);
     }
 
+    /// rustc's own output (1.9x) about generic code: only its diagnostics carry a level.
+    #[test]
+    fn rustc_output_about_generics() {
+        let output = "error[E0308]: mismatched types
+ --> src/lib.rs:1:82
+  |
+1 | pub fn conv<E: std::fmt::Debug>(r: Result<u8, E>) -> Vec<E> { match r { Ok(v) => v, Err(e) => vec![e] } }
+  |                                                      ------                      ^ expected `Vec<E>`, found `u8`
+  |                                                      |
+  |                                                      expected `Vec<E>` because of return type
+  |
+  = note: expected struct `Vec<E>`
+               found type `u8`
+
+error[E0308]: mismatched types
+ --> src/lib.rs:2:22
+  |
+2 | pub fn w<W>(x: W) -> Option<W> { Some(x); }
+  |        -             ^^^^^^^^^          - help: remove this semicolon to return this value
+  |        |             |
+  |        |             expected `Option<W>`, found `()`
+  |        implicitly returns `()` as its body has no tail or `return` expression
+  |
+  = note:   expected enum `Option<W>`
+          found unit type `()`
+
+For more information about this error, try `rustc --explain E0308`.
+error: could not compile `tinygen` (lib) due to 2 previous errors";
+        let leveled: Vec<&str> = output
+            .lines()
+            .filter(|line| level(line).is_some())
+            .collect();
+        assert_eq!(
+            leveled,
+            [
+                "error[E0308]: mismatched types",
+                "error[E0308]: mismatched types",
+                "error: could not compile `tinygen` (lib) due to 2 previous errors",
+            ]
+        );
+    }
+
     #[test]
     fn kinds() {
         assert_eq!(
