@@ -8,7 +8,9 @@
 //! programs put levels:
 //!
 //! - an upper-case level word on its own (`ERROR`, `WARN`, `FATAL`, `INF`, `ERRO[0000]`), anywhere;
-//! - any case in brackets (`[error]`, `[core:error]`, `<warn>`, `[E]`);
+//! - any case in brackets (`[error]`, `[core:error]`, `<warn>`, `[E]`), but not right after a word,
+//!   where brackets hold a type argument or an index (`Box<Error>`, `arr[E]`); a single letter in
+//!   angle brackets (`<E>`) only where a line starts or right after its timestamp (not `Vec<E>`);
 //! - any case as the value of a level key (`level=error`, `lvl=eror`, `"level":"error"`,
 //!   `"severity":"ERROR"`, `"level":50`, `"PRIORITY":"3"`);
 //! - any case as a label (`error: …`, `error[E0308]: …`, `error TS2322: …`) at the start of the
@@ -22,7 +24,7 @@
 //! a struct field `error: String` indented in source code.
 //!
 //! Levels, most severe first: fatal (also panic, critical, alert, emergency: the program or a part
-//! of it stopped), error (also severe, a failed test or build), warning, notice, info, debug, trace
+//! of it stopped; graded within: emergency above alert above critical, a panic above FATAL), error (also severe, a failed test or build), warning, notice, info, debug, trace
 //! (also verbose, finer, finest). Syslog priorities 0–2 are fatal, 3 error, 4 warning, 5 notice,
 //! 6 info, 7 debug; bunyan/pino numbers 60 fatal, 50 error, 40 warning, 30 info, 20 debug, 10 trace.
 
@@ -645,14 +647,8 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
             let end = 4 + if level == Level::Error { 5 } else { 4 };
             Some(LineClass::new(level, LineKind::Plain, How::Phrase, 0, end))
         }
-        b'n' if line.starts_with(b"not ok ") => Some(LineClass::new(
-            // TAP: `not ok 3 - name`.
-            Level::Error,
-            LineKind::TestFailure,
-            How::Phrase,
-            0,
-            7,
-        )),
+        // TAP: `not ok 3 - name`.
+        b'n' if line.starts_with(b"not ok ") => Some(tap_not_ok(line, 0)),
         b'#' if line.starts_with(b"# fail ") || line.starts_with(b"# pass ") => {
             // TAP's closing counts: `# fail 2`.
             Some(tap_count(line, 2))
@@ -809,6 +805,21 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
         }
         _ => None,
     }
+}
+
+/// TAP's `not ok 3 - name` at `at`: a failed test, unless its directive says the failure is
+/// expected (`# TODO`) or the test did not run (`# SKIP`).
+fn tap_not_ok(line: &[u8], at: usize) -> LineClass {
+    let prefix = &line[..line.len().min(PREFIX_BYTES)];
+    let directive = memchr::memmem::rfind(prefix, b" # ").is_some_and(|hash| {
+        let word = &prefix[hash + 3..];
+        word.len() >= 4
+            && (word[..4].eq_ignore_ascii_case(b"todo") || word[..4].eq_ignore_ascii_case(b"skip"))
+    });
+    if directive {
+        return LineClass::kind_only(LineKind::Plain).with_level(Level::Info);
+    }
+    LineClass::new(Level::Error, LineKind::TestFailure, How::Phrase, at, at + 6)
 }
 
 /// TAP's and node:test's closing counts (`# fail 2`, `ℹ fail 2`): an error summary when the
@@ -1039,13 +1050,7 @@ fn indented(line: &[u8]) -> Option<LineClass> {
     }
     if rest.starts_with(b"not ok ") {
         // A TAP subtest.
-        return Some(LineClass::new(
-            Level::Error,
-            LineKind::TestFailure,
-            How::Phrase,
-            indent,
-            indent + 6,
-        ));
+        return Some(tap_not_ok(line, indent));
     }
     let mark = |len: usize| {
         Some(LineClass::new(
@@ -2178,6 +2183,8 @@ mod tests {
             "ℹ fail 0",
             "  3 passing (12ms)",
             "ok 1 - parses",
+            "not ok 4 - leap seconds # TODO not implemented",
+            "not ok 5 - on windows # SKIP not windows",
         ] {
             assert!(level(line).is_none_or(|l| l < Warning), "{line}");
         }
