@@ -485,3 +485,47 @@ fn json_hints_are_valid_for_their_document() {
         }
     }
 }
+
+/// Regression: a jq result over the budget suggested `.[0:10]` and `keys` whatever it was (a slice
+/// of an object fails, `keys` of an array lists indices). The queries it suggests now run on the
+/// document, whether the result is an object, an array or several values.
+#[test]
+fn narrower_queries_suggested_for_a_large_result_are_valid() {
+    let (_store, pad) = crate::common::pad();
+    let items: Vec<serde_json::Value> = (0..3_000)
+        .map(|i| serde_json::json!({"sku": format!("sku-{i}"), "qty": i}))
+        .collect();
+    let doc = serde_json::json!({"meta": {"items": items.clone()}, "items": items});
+    put(&pad, "big", doc.to_string().as_bytes());
+    for (query, want) in [
+        (".meta", "`.meta | keys`"),
+        (".items", "`.items | .[0] | keys`"),
+        (".items[]", "`[.items[]] | length`"),
+    ] {
+        let mode = ReadMode::Json {
+            query: query.into(),
+        };
+        let reply = pad.read("big", &mode, Some(2_000)).unwrap();
+        let note = reply
+            .notes
+            .iter()
+            .find(|n| n.contains("narrow the query"))
+            .unwrap_or_else(|| panic!("{query}: {:?}", reply.notes));
+        assert!(note.contains(want), "{query}: {note}");
+        let suggested = note
+            .split("(e.g. ")
+            .nth(1)
+            .unwrap()
+            .split(").")
+            .next()
+            .unwrap();
+        for narrower in suggested.split(", ") {
+            let narrower = narrower.trim_matches('`');
+            let mode = ReadMode::Json {
+                query: narrower.into(),
+            };
+            pad.read("big", &mode, None)
+                .unwrap_or_else(|e| panic!("{query}: `{narrower}` fails: {e}"));
+        }
+    }
+}
