@@ -363,13 +363,15 @@ impl Profiler {
                 if completes(want, line) {
                     let trimmed = line.trim_ascii();
                     if want == Want::AssertSides {
-                        self.append_detail(group, anchor, trimmed);
+                        self.append_detail(group, anchor, number, trimmed);
                     } else {
                         self.set_detail(group, anchor, number, line, false);
                     }
                     // `assert_eq!`'s message is only half of it: the values follow.
+                    // (Rust before 1.73 said ``assertion failed: `(left == right)` ``.)
                     let sides_follow = (want == Want::PanicMessage
-                        && trimmed.starts_with(b"assertion `left "))
+                        && (trimmed.starts_with(b"assertion `left ")
+                            || trimmed.starts_with(b"assertion failed: `(left ")))
                         || (want == Want::AssertSides && trimmed.starts_with(b"left:"));
                     if sides_follow {
                         self.pending = Pending::Detail {
@@ -475,6 +477,13 @@ impl Profiler {
                         None
                     }
                     LineKind::Panic if line.ends_with(b":") => Some((Want::PanicMessage, 0)),
+                    // Rust before 1.73: ``panicked at 'assertion failed: `(left == right)` `` with
+                    // the values on the next lines.
+                    LineKind::Panic
+                        if memchr::memmem::find(line, b"assertion failed: `(left ").is_some() =>
+                    {
+                        Some((Want::AssertSides, 0))
+                    }
                     LineKind::Diagnostic => Some((Want::Location, 0)),
                     LineKind::TestFailure if line.starts_with(b"--- FAIL") => {
                         Some((Want::GoTestMessage, 0))
@@ -624,8 +633,9 @@ impl Profiler {
         self.put_detail(group, anchor, detail, replace);
     }
 
-    /// Adds `more` to the detail of the event at `anchor` (`assertion … failed; left: 4; right: 3`).
-    fn append_detail(&mut self, group: u32, anchor: u64, more: &[u8]) {
+    /// Adds `more` (line `number`) to the detail of the event at `anchor` (`assertion … failed;
+    /// left: 4; right: 3`), or makes it the detail when there is none yet.
+    fn append_detail(&mut self, group: u32, anchor: u64, number: u64, more: &[u8]) {
         let example_chars = self.example_chars;
         let Some(group) = self.groups.get_mut(group as usize) else {
             return;
@@ -634,9 +644,18 @@ impl Profiler {
             .chain(group.after_head.as_mut())
             .chain(group.latest.iter_mut().flatten());
         for example in examples.filter(|e| e.line.line == anchor) {
-            if let Some(detail) = &mut example.detail {
-                let text = format!("{}; {}", detail.text, String::from_utf8_lossy(more));
-                detail.text = super::text::shorten(&text, example_chars);
+            let more = String::from_utf8_lossy(more);
+            match &mut example.detail {
+                Some(detail) => {
+                    let text = format!("{}; {more}", detail.text);
+                    detail.text = super::text::shorten(&text, example_chars);
+                }
+                None => {
+                    example.detail = Some(NumberedLine {
+                        line: number,
+                        text: super::text::shorten(&more, example_chars),
+                    });
+                }
             }
         }
     }

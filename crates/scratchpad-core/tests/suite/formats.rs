@@ -326,6 +326,24 @@ note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
         "{}",
         preview.text
     );
+    // As Rust before 1.73 said it.
+    let output = "\
+thread 'tests::adds' panicked at 'assertion failed: `(left == right)`
+  left: `4`,
+ right: `3`', src/lib.rs:3:33
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let panicked = preview
+        .text
+        .lines()
+        .position(|l| l.contains("panicked at 'assertion failed: `(left == right)`"))
+        .unwrap_or_else(|| panic!("{}", preview.text));
+    let detail = preview.text.lines().nth(panicked + 1).unwrap();
+    assert!(
+        detail.ends_with("left: `4`,; right: `3`', src/lib.rs:3:33"),
+        "{}",
+        preview.text
+    );
 }
 
 /// Regression: a Go panic showed its message line only; where it happened in the program's own
