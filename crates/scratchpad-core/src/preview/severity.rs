@@ -626,7 +626,8 @@ fn after_timestamp(line: &[u8]) -> Option<LineClass> {
 fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
     let len = line.len();
     match first {
-        b'f' if line.starts_with(b"fail: ") => {
+        // Its category is a type name; `fail: 0` is some test runner's count.
+        b'f' if line.starts_with(b"fail: ") && line.get(6).is_some_and(u8::is_ascii_alphabetic) => {
             // ASP.NET Core's console logger: `fail: Namespace[0]` (its other levels are words it
             // shares with everyone: `crit:`, `warn:`, `info:`).
             Some(LineClass::new(
@@ -2183,6 +2184,7 @@ mod tests {
             "ℹ fail 0",
             "  3 passing (12ms)",
             "ok 1 - parses",
+            "fail: 0",
             "not ok 4 - leap seconds # TODO not implemented",
             "not ok 5 - on windows # SKIP not windows",
         ] {
