@@ -8,7 +8,8 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use crate::error::Result;
 use crate::model::Kind;
 use crate::preview::{
-    PreviewConfig, TextPreviewBuilder, TextProfile, binary_preview, json_shape_preview, sniff_mime,
+    JsonShape, PreviewConfig, TextPreviewBuilder, TextProfile, binary_preview, json_shape,
+    sniff_mime,
 };
 use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store};
 /// Bytes kept to sniff a binary type from magic bytes.
@@ -77,11 +78,7 @@ pub(crate) fn ingest(
         pass.decoded_from = utf16.map(|encoding| encoding.name().to_owned());
         pass.run(input, progress, |rx| {
             let budget = config.json_chars;
-            scope.spawn(move || {
-                json_shape_preview(ChannelReader::new(rx), budget)
-                    .ok()
-                    .flatten()
-            })
+            scope.spawn(move || json_shape(ChannelReader::new(rx), budget).ok().flatten())
         })
     })
 }
@@ -262,7 +259,7 @@ impl<'a> Pass<'a> {
         self.search_tail.extend(tail);
     }
 
-    fn finish(self, json_shape: Option<String>) -> Result<Ingested> {
+    fn finish(self, json_shape: Option<JsonShape>) -> Result<Ingested> {
         let hash = self.hasher.finalize().to_hex().to_string();
         let binary =
             self.is_binary() || (self.invalid_bytes > 0 && infer::get(&self.first_bytes).is_some());
@@ -302,13 +299,19 @@ impl<'a> Pass<'a> {
             Kind::Text
         };
         // JSON is read by its shape and queries, not by level words in its strings.
-        let profile = (kind == Kind::Text).then_some(TextProfile {
-            invalid_utf8_bytes: self.invalid_bytes,
-            decoded_from: self.decoded_from,
-            ..text.profile
-        });
+        let profile = match &json_shape {
+            None => Some(TextProfile {
+                invalid_utf8_bytes: self.invalid_bytes,
+                decoded_from: self.decoded_from,
+                ..text.profile
+            }),
+            Some(shape) => Some(TextProfile {
+                json_queries: shape.queries.clone(),
+                ..TextProfile::default()
+            }),
+        };
         let mut preview = match json_shape {
-            Some(shape) if !text.complete => shape,
+            Some(shape) if !text.complete => shape.preview,
             _ => text.text,
         };
         if !text.complete
@@ -335,11 +338,11 @@ impl<'a> Pass<'a> {
 
 /// A spawned worker whose value can be waited for (scoped threads in production).
 trait JoinLike {
-    fn join_value(self) -> Option<String>;
+    fn join_value(self) -> Option<JsonShape>;
 }
 
-impl JoinLike for std::thread::ScopedJoinHandle<'_, Option<String>> {
-    fn join_value(self) -> Option<String> {
+impl JoinLike for std::thread::ScopedJoinHandle<'_, Option<JsonShape>> {
+    fn join_value(self) -> Option<JsonShape> {
         self.join().ok().flatten()
     }
 }

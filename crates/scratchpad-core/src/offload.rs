@@ -268,15 +268,31 @@ pub fn hint(info: &EntryInfo) -> Hint {
             reads.push(read(ReadMode::Tail { n: Some(2_000) }));
             (finds, reads)
         }
-        Kind::Json => (
-            None,
-            vec![
-                read(ReadMode::Json {
-                    query: "keys".into(),
-                }),
-                read(ReadMode::grep("\"id\"", 0)),
-            ],
-        ),
+        Kind::Json => {
+            // The queries the JSON pass found valid for this document; `type` is valid for any
+            // (entries stored before the pass learned them).
+            let queries = info
+                .profile
+                .as_ref()
+                .map(|profile| profile.json_queries.as_slice())
+                .filter(|queries| !queries.is_empty())
+                .unwrap_or(&[]);
+            let reads = if queries.is_empty() {
+                vec![read(ReadMode::Json {
+                    query: "type".into(),
+                })]
+            } else {
+                queries
+                    .iter()
+                    .map(|query| {
+                        read(ReadMode::Json {
+                            query: query.clone(),
+                        })
+                    })
+                    .collect()
+            };
+            (None, reads)
+        }
         Kind::Binary => (
             None,
             vec![read(ReadMode::Bytes {

@@ -79,6 +79,9 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
                     escape(&inner[colon + 1..]),
                     escape(&span[span.len() - 1..])
                 ),
+                // `<E>` is a level only where a line starts (after its timestamp), never after a
+                // word, where it is a type parameter (`Vec<E>`).
+                None if span[0] == b'<' => format!(r"(?:^|[^\w:]){}", escape(span)),
                 None => escape(span),
             };
             let fragment = Fragment::new(regex).lower(inner);
@@ -133,6 +136,9 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         How::SyslogPriority => Fragment::new(format!("^{}", escape(span))),
         How::Facility => Fragment::new(format!(r"\b{}\b", escape(span))).lower(span),
         How::Exception if start == 0 => Fragment::new(format!(r"^{}\b", escape(span))),
+        // A bare exception ends its line: pytest's `tests/test_x.py:9: AssertionError`.
+        // After a location or prefix, as the classifier took it: not `raise AssertionError`.
+        How::Exception if end == line.len() => Fragment::new(format!(r"[:\]] {}$", escape(span))),
         How::Exception => Fragment::new(format!(r"\b{}:", escape(span))),
         How::Phrase => {
             let trimmed = span.trim_ascii_end();
@@ -145,9 +151,12 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         }
         How::PytestE => Fragment::new("^E {3}".to_owned()).exact(),
         How::FailureCount => Fragment::new(
-            r"\b[1-9]\d* (?:failed|failures?|errors?)\b|\b(?:Failures|Errors): [1-9]".to_owned(),
+            r"\b[1-9]\d* (?:failed|failures?|errors?|failing)\b|\b(?:Failures|Errors): [1-9]"
+                .to_owned(),
         ),
         How::HttpStatus => Fragment::new(format!(r#"HTTP/[\d.]+" {}\d\d\b"#, span[0] as char)),
+        // mocha numbers its failures: `  1) adds numbers`.
+        How::Mark if span.last() == Some(&b')') => Fragment::new(r"^\s+\d+\) ".to_owned()),
         How::Mark => Fragment::new(escape(span.trim_ascii())),
     })
 }
@@ -321,8 +330,10 @@ mod tests {
             "11-21 10:00:01.123  1234  1245 E AndroidRuntime: crash",
             "E1121 10:00:01.123456       1 controller.go:123] sync failed",
             "<3>Nov 21 10:00:01 host app: x",
+            "2026-11-21 10:00:01 <E> request failed",
             "Nov 21 10:00:01 host kern.err kernel: x",
             "java.lang.IllegalStateException: boom",
+            "tests/test_calc.py:9: AssertionError",
             "thread 'main' panicked at src/main.rs:2:5:",
             "panic: runtime error: index out of range",
             "--- FAIL: TestAdd (0.00s)",
@@ -335,6 +346,20 @@ mod tests {
             "======================== 1 failed, 601 passed in 1.47s ==========",
             "[ERROR] Tests run: 12, Failures: 1, Errors: 0, Skipped: 0",
             "Found 3 errors in 2 files.",
+            "fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+            "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]",
+            "│ Error: Unsupported argument",
+            "npm error code E404",
+            "not ok 3 - rejects a bad date",
+            "    not ok 1 - subtest",
+            "# fail 2",
+            "✖ rejects a bad date (1.2ms)",
+            "ℹ fail 2",
+            "  1) rejects a bad date",
+            "  2 failing",
+            "Nov 24 23:00:50 vm kernel: Call Trace:",
+            "[12345.678901] kernel BUG at mm/slub.c:379!",
+            "Nov 24 23:00:50 vm systemd[1]: x.service: Failed with result 'exit-code'.",
         ] {
             let f = frag(line);
             let re = regex::RegexBuilder::new(&f.regex)
@@ -360,6 +385,10 @@ mod tests {
             (
                 "E1121 10:00:01.1 1 a.go:1] x",
                 "I1121 10:00:01.1 1 a.go:1] E1121",
+            ),
+            (
+                "2026-11-21 10:00:01 <E> request failed",
+                "   = note: expected enum `Result<T, E>` and `Vec<E>`",
             ),
             (
                 "=== 1 failed, 9 passed in 1s ===",

@@ -106,6 +106,20 @@ const INDENT: &str = "  ";
 ///
 /// Errors are the reader's own I/O errors; malformed JSON is `Ok(None)`.
 pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<Option<String>> {
+    Ok(json_shape(input, budget_chars)?.map(|shape| shape.preview))
+}
+
+/// What one pass over a JSON document learned: its shape preview, and the jq queries that are
+/// valid for it, most useful first (`keys` for an object, `length` and `.[0] | keys` for an array
+/// of objects, a look at `.id` only where the document has that key).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonShape {
+    pub preview: String,
+    pub queries: Vec<String>,
+}
+
+/// [`json_shape_preview`] with the queries worth suggesting for the document.
+pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<JsonShape>> {
     let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input);
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
     let mut root = Slot::default();
@@ -125,10 +139,47 @@ pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<O
         .deserialize(&mut deserializer)
         .and_then(|()| deserializer.end())
     {
-        Ok(()) => Ok(Some(render(&root, budget_chars))),
+        Ok(()) => Ok(Some(JsonShape {
+            preview: render(&root, budget_chars),
+            queries: queries(&root),
+        })),
         Err(error) if error.is_io() => Err(error.into()),
         Err(_) => Ok(None),
     }
+}
+
+/// jq queries that are valid for the document whose root is `root`: none asks for a key the
+/// document does not have, or for the keys of an array.
+fn queries(root: &Slot) -> Vec<String> {
+    let only_objects = |slot: &Slot| slot.obj.as_ref().is_some_and(|o| o.count == slot.total());
+    let has_id = |obj: &ObjStats| {
+        obj.keys.iter().any(|entry| entry.name.text == "id") || obj.other_keys.contains("id")
+    };
+    if let Some(obj) = root.obj.as_ref().filter(|_| only_objects(root)) {
+        let mut queries = vec!["keys".to_owned()];
+        if has_id(obj) {
+            queries.push(".id".to_owned());
+        }
+        return queries;
+    }
+    let Some(arr) = root.arr.as_ref().filter(|a| a.count == root.total()) else {
+        // A string, number, boolean or null: the document is its value.
+        return vec![".".to_owned()];
+    };
+    let mut queries = vec!["length".to_owned()];
+    if arr.max_len == 0 {
+        return queries;
+    }
+    match arr.items.obj.as_ref().filter(|_| only_objects(&arr.items)) {
+        Some(items) => {
+            queries.push(".[0] | keys".to_owned());
+            if has_id(items) {
+                queries.push(".[0:20] | map(.id)".to_owned());
+            }
+        }
+        None => queries.push(".[0:5]".to_owned()),
+    }
+    queries
 }
 
 // ---------------------------------------------------------------------------
@@ -284,6 +335,48 @@ struct Samples {
     count: u64,
     first: Vec<Sample>,
     last: Option<Sample>,
+    /// What every value seen starts and ends with, so that a preview says "all start …" only when
+    /// it is true of the values it does not show as well.
+    shared: Affixes,
+}
+
+/// The start and the end shared by every value at a position, up to [`SAMPLE_KEEP_CHARS`] each;
+/// empty once some value is not a string.
+#[derive(Debug, Default)]
+struct Affixes {
+    seen: bool,
+    prefix: String,
+    /// The shared end, its characters in reverse order.
+    suffix_rev: String,
+}
+
+impl Affixes {
+    fn narrow(&mut self, s: &str) {
+        if !self.seen {
+            self.seen = true;
+            self.prefix = s.chars().take(SAMPLE_KEEP_CHARS).collect();
+            self.suffix_rev = s.chars().rev().take(SAMPLE_KEEP_CHARS).collect();
+            return;
+        }
+        let prefix = shared_start(self.prefix.chars(), s.chars());
+        self.prefix.truncate(prefix);
+        let suffix = shared_start(self.suffix_rev.chars(), s.chars().rev());
+        self.suffix_rev.truncate(suffix);
+    }
+
+    fn clear(&mut self) {
+        self.seen = true;
+        self.prefix.clear();
+        self.suffix_rev.clear();
+    }
+}
+
+/// Bytes of `a` that start `b` as well, counted in whole characters.
+fn shared_start(a: impl Iterator<Item = char>, b: impl Iterator<Item = char>) -> usize {
+    a.zip(b)
+        .take_while(|(x, y)| x == y)
+        .map(|(x, _)| x.len_utf8())
+        .sum()
 }
 
 impl Sample {
@@ -309,6 +402,9 @@ impl Samples {
     /// Keeps the first [`FIRST_SAMPLES`] distinct values and the latest one unlike them: three
     /// copies of one value tell the model nothing.
     fn record(&mut self, sample: Sample) {
+        if !matches!(sample, Sample::Str(_)) {
+            self.shared.clear();
+        }
         self.count += 1;
         if self.first.iter().any(|seen| seen.same(&sample)) {
             return;
@@ -321,6 +417,7 @@ impl Samples {
     }
 
     fn record_str(&mut self, s: &str) {
+        self.shared.narrow(s);
         if self.first.iter().any(|seen| seen.is_str(s)) {
             self.count += 1;
             return;
@@ -1048,7 +1145,11 @@ fn sample_list(samples: &Samples) -> String {
         })
         .collect();
     let (prefix, suffix) = if strings.len() >= 2 && strings.len() == all.len() {
-        shared_affixes(&strings)
+        shared_affixes(
+            &strings,
+            samples.shared.prefix.chars().count(),
+            samples.shared.suffix_rev.chars().count(),
+        )
     } else {
         (0, 0)
     };
@@ -1081,10 +1182,12 @@ fn sample_list(samples: &Samples) -> String {
 
 /// Characters shared at the start and at the end of every string (0 when under
 /// [`MIN_SHARED_CHARS`]), cut back to a boundary between words so that the parts shown read well.
-fn shared_affixes(strings: &[&Text]) -> (usize, usize) {
+/// The samples are not every value: what they share is capped by what all values share
+/// (`max_prefix`, `max_suffix` characters).
+fn shared_affixes(strings: &[&Text], max_prefix: usize, max_suffix: usize) -> (usize, usize) {
     let chars: Vec<Vec<char>> = strings.iter().map(|t| t.text.chars().collect()).collect();
     let shortest = chars.iter().map(Vec::len).min().unwrap_or(0);
-    let mut prefix = (0..shortest)
+    let mut prefix = (0..shortest.min(max_prefix))
         .take_while(|&i| chars.iter().all(|c| c[i] == chars[0][i]))
         .count();
     // Back to just after a separator, and leave every value something of its own.
@@ -1101,7 +1204,7 @@ fn shared_affixes(strings: &[&Text]) -> (usize, usize) {
     let mut suffix = if strings.iter().any(|t| t.cut) {
         0
     } else {
-        (0..shortest - prefix)
+        (0..(shortest - prefix).min(max_suffix))
             .take_while(|&i| {
                 chars
                     .iter()
@@ -1450,6 +1553,39 @@ mod tests {
             out.contains(r#"samples of .id: "…anyhow@1.0.86", "…serde@1.0.200", "…serde_json@1.0.120", …, "…zstd@0.13.2" (all start "registry+https://github.com/rust-lang/crates.io-index#")"#),
             "{out}"
         );
+    }
+
+    /// Regression: "(all start …)" was said of the samples shown, while values not shown could
+    /// start otherwise.
+    #[test]
+    fn shared_starts_and_ends_are_said_only_when_every_value_has_them() {
+        let ids = |middle: &str| -> Value {
+            let ids: Vec<Value> = ["anyhow@1", "serde@1", "serde_json@1", middle, "zstd@0"]
+                .iter()
+                .map(|p| json!({"id": format!("registry+https://github.com/rust-lang/crates.io-index#{p}")}))
+                .collect();
+            Value::Array(ids)
+        };
+        let out = preview_value(&ids("tokio@1"));
+        assert!(out.contains("(all start "), "{out}");
+        // The value not shown is a git dependency.
+        let mut odd = ids("x");
+        odd[3] = json!({"id": "git+https://github.com/tokio-rs/tokio#1.40.0"});
+        let out = preview_value(&odd);
+        assert!(!out.contains("(all start "), "{out}");
+        let hosts = |odd: &str| -> Value {
+            let names = ["alpha", "beta", "gamma", odd, "delta"];
+            Value::Array(
+                names
+                    .iter()
+                    .map(|h| json!({"name": format!("{h}.internal.cluster.example.com")}))
+                    .collect(),
+            )
+        };
+        assert!(preview_value(&hosts("eta")).contains("(all end "));
+        let mut odd = hosts("x");
+        odd[3] = json!({"name": "eta.example.org"});
+        assert!(!preview_value(&odd).contains("(all end "));
     }
 
     #[test]

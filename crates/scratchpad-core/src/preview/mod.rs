@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 
 pub use binary::{binary_preview, sniff_mime, thousands};
 pub use hint::GrepSuggestion;
-pub use json::json_shape_preview;
+pub use json::{JsonShape, json_shape, json_shape_preview};
 pub use profile::{LevelCounts, NumberedLine, TextProfile};
 pub use severity::{Level, LineKind};
 pub use text::{TextPreview, TextPreviewBuilder, max_preview_chars, text_preview};

@@ -116,6 +116,9 @@ pub struct TextProfile {
     /// The encoding the content came in when it was not UTF-8 (`UTF-16LE`); it is stored as UTF-8.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub decoded_from: Option<String>,
+    /// For a JSON document: jq queries valid for it, most useful first ([`super::JsonShape`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub json_queries: Vec<String>,
 }
 
 impl TextProfile {
@@ -160,6 +163,8 @@ pub(crate) struct Example {
 #[derive(Debug, Clone)]
 pub(crate) struct Group {
     pub level: Option<Level>,
+    /// The highest grade within the level among its lines ([`LineClass`]'s).
+    pub grade: u8,
     pub kind: LineKind,
     pub count: u64,
     pub first_line: u64,
@@ -204,7 +209,19 @@ enum Pending {
         group: u32,
         anchor: u64,
     },
+    /// The goroutine dump after a Go `panic: …`, searched for the first frame of the program's
+    /// own code; `left` bounds the lines searched.
+    GoStack {
+        group: u32,
+        anchor: u64,
+        in_goroutine: bool,
+        left: u8,
+    },
 }
+
+/// Lines after a Go `panic: …` searched for the first frame of the program's own code: past the
+/// runtime's and the testing package's frames, which come first.
+const GO_STACK_LINES: u8 = 40;
 
 /// What completes an event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -217,6 +234,8 @@ enum Want {
     GoTestMessage,
     /// Jest's first line after `● suite › test`.
     JestMessage,
+    /// The `left:` and `right:` lines after `assertion `left == right` failed`.
+    AssertSides,
 }
 
 /// A hasher for keys that already are hashes.
@@ -260,6 +279,9 @@ pub(crate) struct Profiler {
     pending: Pending,
     /// The Python traceback's first line, kept to anchor a traceback the input cuts short.
     traceback_text: String,
+    /// In a Go panic's stack: the last function line of the program's own code, waiting for its
+    /// location on the next line.
+    go_function: Option<NumberedLine>,
     scratch: Vec<u8>,
 }
 
@@ -277,6 +299,7 @@ impl Profiler {
             marks: Default::default(),
             pending: Pending::None,
             traceback_text: String::new(),
+            go_function: None,
             scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
         }
     }
@@ -315,6 +338,7 @@ impl Profiler {
                     how: if name > 0 { How::Exception } else { How::None },
                     start: 0,
                     end: name as u32,
+                    grade: 0,
                 };
                 self.counts.error += 1;
                 self.record(number, line, in_head, &class, Some(start));
@@ -337,11 +361,74 @@ impl Profiler {
                     return;
                 }
                 if completes(want, line) {
-                    self.set_detail(group, anchor, number, line, false);
+                    let trimmed = line.trim_ascii();
+                    if want == Want::AssertSides {
+                        self.append_detail(group, anchor, number, trimmed);
+                    } else {
+                        self.set_detail(group, anchor, number, line, false);
+                    }
+                    // `assert_eq!`'s message is only half of it: the values follow.
+                    // (Rust before 1.73 said ``assertion failed: `(left == right)` ``.)
+                    let sides_follow = (want == Want::PanicMessage
+                        && (trimmed.starts_with(b"assertion `left ")
+                            || trimmed.starts_with(b"assertion failed: `(left ")))
+                        || (want == Want::AssertSides && trimmed.starts_with(b"left:"));
+                    if sides_follow {
+                        self.pending = Pending::Detail {
+                            group,
+                            anchor,
+                            want: Want::AssertSides,
+                            blank_left: 0,
+                        };
+                    }
                     self.other(number, line, in_head, class);
                     return;
                 }
             }
+            Pending::GoStack {
+                group,
+                anchor,
+                in_goroutine,
+                left,
+            } if left > 0 && class.level.is_none() => {
+                let mut in_goroutine = in_goroutine;
+                let mut done = false;
+                if !in_goroutine {
+                    in_goroutine = line.starts_with(b"goroutine ") && line.ends_with(b"]:");
+                } else if line.first() == Some(&b'\t') {
+                    // `\t/app/main.go:12 +0x1d`: the location of the function line above it.
+                    if let Some(function) = self.go_function.take() {
+                        let mut detail = function.text.clone();
+                        detail.push_str("  ");
+                        detail.push_str(&String::from_utf8_lossy(line.trim_ascii()));
+                        let detail = NumberedLine {
+                            line: function.line,
+                            text: super::text::shorten(&detail, self.example_chars),
+                        };
+                        self.put_detail(group, anchor, detail, false);
+                        done = true;
+                    }
+                } else if !line.is_empty() {
+                    let own_code = !(line.starts_with(b"runtime.")
+                        || line.starts_with(b"panic(")
+                        || line.starts_with(b"testing."));
+                    self.go_function = own_code.then(|| NumberedLine {
+                        line: number,
+                        text: String::from_utf8_lossy(line.trim_ascii()).into_owned(),
+                    });
+                }
+                if !done {
+                    self.pending = Pending::GoStack {
+                        group,
+                        anchor,
+                        in_goroutine,
+                        left: left - 1,
+                    };
+                }
+                self.other(number, line, in_head, class);
+                return;
+            }
+            Pending::GoStack { .. } => self.go_function = None,
             Pending::Frames { group, anchor } => {
                 if class.kind == LineKind::Frame {
                     let trimmed = line.trim_ascii_start();
@@ -379,7 +466,24 @@ impl Profiler {
                     return;
                 };
                 let want = match class.kind {
+                    LineKind::Panic if line.starts_with(b"panic: ") => {
+                        self.go_function = None;
+                        self.pending = Pending::GoStack {
+                            group,
+                            anchor: number,
+                            in_goroutine: false,
+                            left: GO_STACK_LINES,
+                        };
+                        None
+                    }
                     LineKind::Panic if line.ends_with(b":") => Some((Want::PanicMessage, 0)),
+                    // Rust before 1.73: ``panicked at 'assertion failed: `(left == right)` `` with
+                    // the values on the next lines.
+                    LineKind::Panic
+                        if memchr::memmem::find(line, b"assertion failed: `(left ").is_some() =>
+                    {
+                        Some((Want::AssertSides, 0))
+                    }
                     LineKind::Diagnostic => Some((Want::Location, 0)),
                     LineKind::TestFailure if line.starts_with(b"--- FAIL") => {
                         Some((Want::GoTestMessage, 0))
@@ -484,6 +588,7 @@ impl Profiler {
                 let first = self.example(number, line, from_line);
                 self.groups.push(Group {
                     level: class.level,
+                    grade: class.grade,
                     kind: class.kind,
                     count: 0,
                     first_line: number,
@@ -505,6 +610,7 @@ impl Profiler {
         let group = &mut self.groups[index as usize];
         group.count += 1;
         group.last_line = number;
+        group.grade = group.grade.max(class.grade);
         if !in_head && group.after_head.is_none() {
             group.after_head = example.clone();
         }
@@ -524,6 +630,37 @@ impl Profiler {
                 self.example_chars,
             ),
         };
+        self.put_detail(group, anchor, detail, replace);
+    }
+
+    /// Adds `more` (line `number`) to the detail of the event at `anchor` (`assertion … failed;
+    /// left: 4; right: 3`), or makes it the detail when there is none yet.
+    fn append_detail(&mut self, group: u32, anchor: u64, number: u64, more: &[u8]) {
+        let example_chars = self.example_chars;
+        let Some(group) = self.groups.get_mut(group as usize) else {
+            return;
+        };
+        let examples = std::iter::once(&mut group.first)
+            .chain(group.after_head.as_mut())
+            .chain(group.latest.iter_mut().flatten());
+        for example in examples.filter(|e| e.line.line == anchor) {
+            let more = String::from_utf8_lossy(more);
+            match &mut example.detail {
+                Some(detail) => {
+                    let text = format!("{}; {more}", detail.text);
+                    detail.text = super::text::shorten(&text, example_chars);
+                }
+                None => {
+                    example.detail = Some(NumberedLine {
+                        line: number,
+                        text: super::text::shorten(&more, example_chars),
+                    });
+                }
+            }
+        }
+    }
+
+    fn put_detail(&mut self, group: u32, anchor: u64, detail: NumberedLine, replace: bool) {
         let Some(group) = self.groups.get_mut(group as usize) else {
             return;
         };
@@ -552,6 +689,7 @@ impl Profiler {
                 how: How::Phrase,
                 start: 0,
                 end: "Traceback".len() as u32,
+                grade: 0,
             };
             if self.track == Track::Everything {
                 // Move the line from its unleveled template to the error group.
@@ -625,5 +763,6 @@ fn completes(want: Want, line: &[u8]) -> bool {
                 && memchr::memmem::find(trimmed, b".go:").is_some()
         }
         Want::JestMessage => !trimmed.is_empty(),
+        Want::AssertSides => trimmed.starts_with(b"left:") || trimmed.starts_with(b"right:"),
     }
 }

@@ -8,7 +8,9 @@
 //! programs put levels:
 //!
 //! - an upper-case level word on its own (`ERROR`, `WARN`, `FATAL`, `INF`, `ERRO[0000]`), anywhere;
-//! - any case in brackets (`[error]`, `[core:error]`, `<warn>`, `[E]`);
+//! - any case in brackets (`[error]`, `[core:error]`, `<warn>`, `[E]`), but not right after a word,
+//!   where brackets hold a type argument or an index (`Box<Error>`, `arr[E]`); a single letter in
+//!   angle brackets (`<E>`) only where a line starts or right after its timestamp (not `Vec<E>`);
 //! - any case as the value of a level key (`level=error`, `lvl=eror`, `"level":"error"`,
 //!   `"severity":"ERROR"`, `"level":50`, `"PRIORITY":"3"`);
 //! - any case as a label (`error: …`, `error[E0308]: …`, `error TS2322: …`) at the start of the
@@ -22,7 +24,7 @@
 //! a struct field `error: String` indented in source code.
 //!
 //! Levels, most severe first: fatal (also panic, critical, alert, emergency: the program or a part
-//! of it stopped), error (also severe, a failed test or build), warning, notice, info, debug, trace
+//! of it stopped; graded within: emergency above alert above critical, a panic above FATAL), error (also severe, a failed test or build), warning, notice, info, debug, trace
 //! (also verbose, finer, finest). Syslog priorities 0–2 are fatal, 3 error, 4 warning, 5 notice,
 //! 6 info, 7 debug; bunyan/pino numbers 60 fatal, 50 error, 40 warning, 30 info, 20 debug, 10 trace.
 
@@ -184,6 +186,9 @@ pub struct LineClass {
     pub(crate) how: How,
     pub(crate) start: u32,
     pub(crate) end: u32,
+    /// How severe within its level, higher first: fatal is where syslog's emerg, alert and crit
+    /// and PostgreSQL's PANIC and FATAL all land, and they are not equally bad.
+    pub(crate) grade: u8,
 }
 
 impl LineClass {
@@ -193,6 +198,7 @@ impl LineClass {
         how: How::None,
         start: 0,
         end: 0,
+        grade: 0,
     };
 
     fn new(level: Level, kind: LineKind, how: How, start: usize, end: usize) -> LineClass {
@@ -202,6 +208,7 @@ impl LineClass {
             how,
             start: start as u32,
             end: end as u32,
+            grade: 0,
         }
     }
 
@@ -425,6 +432,14 @@ fn letter_level(b: u8) -> Option<Level> {
 /// Classifies one line (without its newline).
 pub fn classify(line: &[u8]) -> LineClass {
     let line = line.strip_suffix(b"\r").unwrap_or(line);
+    let mut class = classify_level(line);
+    if class.level == Some(Level::Fatal) {
+        class.grade = fatal_grade(line, &class);
+    }
+    class
+}
+
+fn classify_level(line: &[u8]) -> LineClass {
     let Some(&first) = line.first() else {
         return LineClass::NONE;
     };
@@ -439,6 +454,51 @@ pub fn classify(line: &[u8]) -> LineClass {
         scan_words(line)
     };
     refine(line, class)
+}
+
+/// Orders the fatal levels: syslog's emerg (0) above alert (1) above crit (2), and a panic above
+/// FATAL (PostgreSQL's PANIC stops the whole server, its FATAL one session).
+fn fatal_grade(line: &[u8], class: &LineClass) -> u8 {
+    const EMERG: u8 = 4;
+    const ALERT: u8 = 3;
+    const PANIC: u8 = 2;
+    let span = line
+        .get(class.start as usize..class.end as usize)
+        .unwrap_or_default();
+    // A syslog priority, as `<0>` or the value of a `PRIORITY` key: the level is its low bits.
+    let digits: Vec<u8> = span
+        .iter()
+        .rev()
+        .skip_while(|b| !b.is_ascii_digit())
+        .take_while(|b| b.is_ascii_digit())
+        .copied()
+        .collect();
+    let syslog = matches!(class.how, How::SyslogPriority)
+        || (matches!(class.how, How::JsonKey | How::KeyValue) && digits.len() == 1);
+    if syslog && !digits.is_empty() {
+        let value = digits
+            .iter()
+            .rev()
+            .fold(0u32, |acc, d| acc * 10 + u32::from(d - b'0'));
+        return match value & 7 {
+            0 => EMERG,
+            1 => ALERT,
+            _ => 0,
+        };
+    }
+    let has = |word: &[u8]| {
+        span.windows(word.len())
+            .any(|w| w.eq_ignore_ascii_case(word))
+    };
+    if has(b"emerg") {
+        EMERG
+    } else if has(b"alert") {
+        ALERT
+    } else if has(b"pani") || has(b"pnc") || class.kind == LineKind::Panic {
+        PANIC
+    } else {
+        0
+    }
 }
 
 /// Bytes of the timestamps and separators that start most log lines (`2026-11-21T10:00:01.123Z `,
@@ -566,6 +626,35 @@ fn after_timestamp(line: &[u8]) -> Option<LineClass> {
 fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
     let len = line.len();
     match first {
+        // Its category is a type name; `fail: 0` is some test runner's count.
+        b'f' if line.starts_with(b"fail: ") && line.get(6).is_some_and(u8::is_ascii_alphabetic) => {
+            // ASP.NET Core's console logger: `fail: Namespace[0]` (its other levels are words it
+            // shares with everyone: `crit:`, `warn:`, `info:`).
+            Some(LineClass::new(
+                Level::Error,
+                LineKind::Plain,
+                How::Label,
+                0,
+                4,
+            ))
+        }
+        b'n' if line.starts_with(b"npm error ") || line.starts_with(b"npm warn ") => {
+            // npm 10: `npm error code E404` (older npm says `npm ERR!`, an upper-case word).
+            let level = if line[4] == b'e' {
+                Level::Error
+            } else {
+                Level::Warning
+            };
+            let end = 4 + if level == Level::Error { 5 } else { 4 };
+            Some(LineClass::new(level, LineKind::Plain, How::Phrase, 0, end))
+        }
+        // TAP: `not ok 3 - name`.
+        b'n' if line.starts_with(b"not ok ") => Some(tap_not_ok(line, 0)),
+        b'#' if line.starts_with(b"# fail ") || line.starts_with(b"# pass ") => {
+            // TAP's closing counts: `# fail 2`.
+            Some(tap_count(line, 2))
+        }
+        0xE2 => boxed(line),
         b'<' => {
             // Syslog priority: `<3>`, `<165>1 2026-…` (RFC 5424), `<34>Oct 11 …` (RFC 3164).
             let digits = line[1..].iter().take(4).take_while(|b| b.is_ascii_digit());
@@ -719,6 +808,65 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
     }
 }
 
+/// TAP's `not ok 3 - name` at `at`: a failed test, unless its directive says the failure is
+/// expected (`# TODO`) or the test did not run (`# SKIP`).
+fn tap_not_ok(line: &[u8], at: usize) -> LineClass {
+    let prefix = &line[..line.len().min(PREFIX_BYTES)];
+    let directive = memchr::memmem::rfind(prefix, b" # ").is_some_and(|hash| {
+        let word = &prefix[hash + 3..];
+        word.len() >= 4
+            && (word[..4].eq_ignore_ascii_case(b"todo") || word[..4].eq_ignore_ascii_case(b"skip"))
+    });
+    if directive {
+        return LineClass::kind_only(LineKind::Plain).with_level(Level::Info);
+    }
+    LineClass::new(Level::Error, LineKind::TestFailure, How::Phrase, at, at + 6)
+}
+
+/// TAP's and node:test's closing counts (`# fail 2`, `ℹ fail 2`): an error summary when the
+/// failures are not zero. `word` is where `fail`/`pass` starts.
+fn tap_count(line: &[u8], word: usize) -> LineClass {
+    let failed = line[word..].starts_with(b"fail ")
+        && line[word + 5..]
+            .iter()
+            .any(|&b| b.is_ascii_digit() && b != b'0');
+    let level = if failed { Level::Error } else { Level::Info };
+    // The search finds every count of failures: `# fail 0` too, which a reader can tell apart.
+    LineClass::new(level, LineKind::Summary, How::Phrase, 0, word + 5)
+}
+
+/// Lines that start with a box-drawing or mark character (multi-byte UTF-8, all `0xE2 …`):
+/// Terraform's diagnostic boxes (`│ Error: …`) and node:test's marks (`✖ name`, `ℹ fail 2`).
+fn boxed(line: &[u8]) -> Option<LineClass> {
+    const BOX: &[u8] = "│ ".as_bytes();
+    if let Some(inner) = line.strip_prefix(BOX) {
+        // The line inside the box is classified as if the box were not there.
+        let class = line_start(inner, *inner.first()?).unwrap_or_else(|| scan_words(inner));
+        let class = refine(inner, class);
+        return class.level.is_some().then(|| LineClass {
+            start: class.start + BOX.len() as u32,
+            end: class.end + BOX.len() as u32,
+            ..class
+        });
+    }
+    for glyph in ["✖ ", "✕ ", "✗ ", "✘ "] {
+        if line.starts_with(glyph.as_bytes()) {
+            return Some(LineClass::new(
+                Level::Error,
+                LineKind::TestFailure,
+                How::Mark,
+                0,
+                glyph.len() - 1,
+            ));
+        }
+    }
+    let info = "ℹ ".as_bytes();
+    if line.starts_with(info) && (line[info.len()..].starts_with(b"fail ")) {
+        return Some(tap_count(line, info.len()));
+    }
+    None
+}
+
 impl LineClass {
     fn with_level(mut self, level: Level) -> LineClass {
         self.level = Some(level);
@@ -748,6 +896,7 @@ fn summary(line: &[u8], failed_word: &[u8]) -> LineClass {
         how: How::Phrase,
         start: 0,
         end: phrase_end(prefix, prefix.len()) as u32,
+        grade: 0,
     }
 }
 
@@ -877,6 +1026,7 @@ fn count_summary(line: &[u8]) -> Option<LineClass> {
                 how: How::Phrase,
                 start: 0,
                 end: line.len().min(digits + 8) as u32,
+                grade: 0,
             });
         }
     }
@@ -899,6 +1049,10 @@ fn indented(line: &[u8]) -> Option<LineClass> {
     if rest.starts_with(b"Caused by: ") {
         return Some(LineClass::kind_only(LineKind::Frame));
     }
+    if rest.starts_with(b"not ok ") {
+        // A TAP subtest.
+        return Some(tap_not_ok(line, indent));
+    }
     let mark = |len: usize| {
         Some(LineClass::new(
             Level::Error,
@@ -909,7 +1063,7 @@ fn indented(line: &[u8]) -> Option<LineClass> {
         ))
     };
     // Jest / vitest failure marks and headers (`✕ adds (3 ms)`, `● Calc › adds`, `× adds`).
-    for glyph in ["✕ ", "× ", "✗ ", "✘ "] {
+    for glyph in ["✕ ", "× ", "✗ ", "✘ ", "✖ "] {
         if rest.starts_with(glyph.as_bytes()) {
             return mark(glyph.len() - 1);
         }
@@ -931,6 +1085,9 @@ fn indented(line: &[u8]) -> Option<LineClass> {
             indent + 4,
         ));
     }
+    if let Some(class) = mocha(line, indent) {
+        return Some(class);
+    }
     if rest.starts_with(b"Summary [") {
         return Some(summary(line, b" failed"));
     }
@@ -941,6 +1098,40 @@ fn indented(line: &[u8]) -> Option<LineClass> {
         {
             return Some(summary(line, b" failed"));
         }
+    }
+    None
+}
+
+/// mocha's spec reporter: its failures are numbered (`  1) adds numbers`, listed again under
+/// `  1 failing`), and its counts close the run (`  3 passing (12ms)`, `  1 failing`).
+fn mocha(line: &[u8], indent: usize) -> Option<LineClass> {
+    let rest = &line[indent..];
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits > 5 {
+        return None;
+    }
+    let after = &rest[digits..];
+    if after.starts_with(b") ") && after.len() > 2 {
+        return Some(LineClass::new(
+            Level::Error,
+            LineKind::TestFailure,
+            How::Mark,
+            indent,
+            indent + digits + 1,
+        ));
+    }
+    let zero = rest[..digits].iter().all(|&b| b == b'0');
+    if after == b" failing" && !zero {
+        return Some(LineClass::new(
+            Level::Error,
+            LineKind::Summary,
+            How::FailureCount,
+            indent,
+            line.len(),
+        ));
+    }
+    if after.starts_with(b" passing") {
+        return Some(LineClass::kind_only(LineKind::Summary).with_level(Level::Info));
     }
     None
 }
@@ -1196,7 +1387,10 @@ fn check_word(
         b':' => b']',
         _ => 0,
     };
-    if closing != 0 && next == closing && form != Form::Column && form != Form::Outcome {
+    // `Box<Error>`, `Vec<Info>`: a type argument, not a level.
+    let generic = prev == b'<' && follows_word(line, start - 1);
+    if closing != 0 && next == closing && form != Form::Column && form != Form::Outcome && !generic
+    {
         let open = if prev == b':' {
             module_bracket(line, start - 1)?
         } else {
@@ -1313,10 +1507,17 @@ fn module_bracket(line: &[u8], colon: usize) -> Option<usize> {
     (module > 0 && line[open] == b'[').then_some(open)
 }
 
+/// True when the byte before `line[at]` ends an identifier or a path (`Vec<`, `arr[`, `::<`).
+fn follows_word(line: &[u8], at: usize) -> bool {
+    at.checked_sub(1)
+        .is_some_and(|p| is(line[p], WORD) || line[p] == b':')
+}
+
 /// Single letters: logcat (`E/Tag`, `1234  1245 E Tag`) and `[E]`.
 fn letter(line: &[u8], start: usize, prev: u8, next: u8) -> Option<LineClass> {
     let level = letter_level(line[start])?;
-    if next == b'/' && (start == 0 || prev == b' ') {
+    // Logcat's `E/Tag` starts the line or follows its timestamp; elsewhere `I/O` is a word.
+    if next == b'/' && (start == 0 || prev == b' ') && stamp_len(line) >= start {
         let tag = line.get(start + 2).copied().unwrap_or(0);
         if is(tag, WORD) || tag == b'.' {
             return Some(LineClass::new(
@@ -1346,7 +1547,11 @@ fn letter(line: &[u8], start: usize, prev: u8, next: u8) -> Option<LineClass> {
             ));
         }
     }
-    if (prev == b'[' && next == b']') || (prev == b'<' && next == b'>') {
+    // `[E]` after a word is an index (`arr[E]`); `<E>` counts only where a log line puts its level,
+    // first or right after the timestamp: elsewhere it is a type parameter (`Vec<E>`, `fn f<E>`).
+    let bracketed = (prev == b'[' && next == b']' && !follows_word(line, start - 1))
+        || (prev == b'<' && next == b'>' && stamp_len(line) == start - 1);
+    if bracketed {
         return Some(LineClass::new(
             level,
             LineKind::Plain,
@@ -1445,10 +1650,19 @@ const FAILURE_PHRASES: &[(&str, Level)] = &[
     ("out of memory", Level::Fatal),
     ("killed process", Level::Fatal),
     ("oom-kill", Level::Fatal),
+    ("oom-killer", Level::Fatal),
     ("kernel panic", Level::Fatal),
     ("segfault at", Level::Fatal),
     ("general protection fault", Level::Fatal),
     ("core dumped", Level::Fatal),
+    ("code=dumped", Level::Fatal),
+    ("call trace", Level::Error),
+    ("kernel bug at", Level::Fatal),
+    ("failed with result", Level::Error),
+    ("entered failed state", Level::Error),
+    ("dependency failed", Level::Error),
+    ("code=killed", Level::Error),
+    ("start request repeated too quickly", Level::Error),
     ("failed to", Level::Error),
     ("failed password", Level::Error),
     ("authentication failure", Level::Error),
@@ -1472,6 +1686,8 @@ fn failure_phrase(line: &[u8]) -> Option<LineClass> {
         std::sync::LazyLock::new(|| {
             aho_corasick::AhoCorasick::builder()
                 .ascii_case_insensitive(true)
+                // `oom-killer`, not the `oom-kill` it starts with.
+                .match_kind(aho_corasick::MatchKind::LeftmostLongest)
                 .kind(Some(aho_corasick::AhoCorasickKind::DFA))
                 .build(FAILURE_PHRASES.iter().map(|(phrase, _)| phrase))
                 .ok()
@@ -1479,7 +1695,15 @@ fn failure_phrase(line: &[u8]) -> Option<LineClass> {
     static LABEL_END: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
         std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b": "));
     let prefix = &line[..line.len().min(PREFIX_BYTES)];
-    let message = LABEL_END.find(prefix)?;
+    // `dmesg` puts the message right after its `[12345.678901] ` stamp.
+    let dmesg = (prefix.first() == Some(&b'['))
+        .then(|| memchr::memmem::find(&prefix[..prefix.len().min(32)], b"] "))
+        .flatten()
+        .filter(|&close| prefix[1..close].iter().all(|&b| STAMP[b as usize]));
+    let message = match dmesg {
+        Some(close) => close + 2,
+        None => LABEL_END.find(prefix)?,
+    };
     let mut found: Option<LineClass> = None;
     for hit in PHRASES.as_ref()?.find_iter(&prefix[message..]) {
         let hit =
@@ -1803,6 +2027,250 @@ mod tests {
         ] {
             assert_eq!(level(line), None, "{line}");
         }
+    }
+
+    /// Regression: `<E>` was read as the error level wherever it stood, so compiler output and code
+    /// full of `Vec<E>` and `Result<T, E>` turned into errors.
+    #[test]
+    fn type_parameters_are_not_bracketed_levels() {
+        for line in [
+            "pub fn map_err<F, E>(self, op: O) -> Result<T, E>",
+            "impl<E> From<E> for Report where E: std::error::Error {",
+            "fn f<E>(e: E) {}",
+            "    let v: Vec<E> = Vec::new();",
+            "   = note: expected enum `Result<T, E>`",
+            "  --> src/lib.rs:3:5: HashMap<K, V> and Option<D>",
+            "fn boxed() -> Box<Error> {",
+            "type Events = Vec<Info>;",
+            "let x = arr[E];",
+            "iter::<E>()",
+        ] {
+            assert_eq!(level(line), None, "{line}");
+        }
+        use Level::*;
+        for (line, want) in [
+            ("<E> disk full", Error),
+            ("<W> cache miss rate high", Warning),
+            ("2026-11-21 10:00:01.123 <E> request failed", Error),
+            ("[2026-11-21T10:00:01Z] <W> slow", Warning),
+            ("2026-11-21 10:00:01 [E] boom", Error),
+            ("<error> disk full", Error),
+        ] {
+            assert_eq!(level(line), Some(want), "{line}");
+        }
+    }
+
+    /// Regression: systemd's and the kernel's ways of saying a unit or a process failed were
+    /// lines without a level, so a journal's failures were not notable.
+    #[test]
+    fn journal_failure_phrases() {
+        use Level::*;
+        for (line, want) in [
+            (
+                "Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=1/FAILURE",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: nginx.service: Failed with result 'exit-code'.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: Failed to start nginx.service - A high performance web server.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: Dependency failed for Remote File Systems.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Start request repeated too quickly.",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Main process exited, code=killed, status=9/KILL",
+                Error,
+            ),
+            (
+                "Nov 24 23:00:50 vm systemd[1]: app.service: Main process exited, code=dumped, status=11/SEGV",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: app[4242]: segfault at 0 ip 000055d0 sp 00007ffd error 4 in app[55d0+1000]",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: Out of memory: Killed process 4242 (java) total-vm:8GB",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: java invoked oom-killer: gfp_mask=0x140cca",
+                Fatal,
+            ),
+            (
+                "Nov 24 23:00:50 vm kernel: blk_update_request: I/O error, dev sda, sector 2048",
+                Error,
+            ),
+            ("Nov 24 23:00:50 vm kernel: Call Trace:", Error),
+            ("[12345.678901] kernel BUG at mm/slub.c:379!", Fatal),
+        ] {
+            assert_eq!(level(line), Some(want), "{line}");
+        }
+        for line in [
+            "Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=0/SUCCESS",
+            "Nov 24 23:00:50 vm systemd[1]: Started nginx.service - A high performance web server.",
+        ] {
+            assert_eq!(level(line), None, "{line}");
+        }
+    }
+
+    /// Regression: these formats' failures were missed or read at a lower level.
+    #[test]
+    fn failures_of_build_and_test_tools() {
+        use Level::*;
+        let cases: &[(&str, Level, LineKind)] = &[
+            // ASP.NET Core's console logger.
+            (
+                "fail: Microsoft.AspNetCore.Server.Kestrel[13]",
+                Error,
+                LineKind::Plain,
+            ),
+            (
+                "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]",
+                Fatal,
+                LineKind::Diagnostic,
+            ),
+            (
+                "warn: Microsoft.AspNetCore.HttpsPolicy[3]",
+                Warning,
+                LineKind::Diagnostic,
+            ),
+            // Terraform, plain and in its box.
+            ("Error: Invalid reference", Error, LineKind::Diagnostic),
+            ("│ Error: Unsupported argument", Error, LineKind::Diagnostic),
+            (
+                "│ Warning: Deprecated attribute",
+                Warning,
+                LineKind::Diagnostic,
+            ),
+            // npm, before and since npm 10.
+            ("npm ERR! code ELIFECYCLE", Error, LineKind::Plain),
+            ("npm error code E404", Error, LineKind::Plain),
+            (
+                "npm warn deprecated inflight@1.0.6",
+                Warning,
+                LineKind::Plain,
+            ),
+            // TAP.
+            (
+                "not ok 3 - rejects a bad date",
+                Error,
+                LineKind::TestFailure,
+            ),
+            ("    not ok 1 - subtest", Error, LineKind::TestFailure),
+            ("# fail 2", Error, LineKind::Summary),
+            // node:test's spec reporter.
+            ("✖ rejects a bad date (1.2ms)", Error, LineKind::TestFailure),
+            ("  ✖ nested case (0.3ms)", Error, LineKind::TestFailure),
+            ("ℹ fail 2", Error, LineKind::Summary),
+            // mocha.
+            ("  1) rejects a bad date", Error, LineKind::TestFailure),
+            ("  2 failing", Error, LineKind::Summary),
+        ];
+        for &(line, want, want_kind) in cases {
+            assert_eq!((level(line), kind(line)), (Some(want), want_kind), "{line}");
+        }
+        for line in [
+            "# fail 0",
+            "ℹ fail 0",
+            "  3 passing (12ms)",
+            "ok 1 - parses",
+            "fail: 0",
+            "not ok 4 - leap seconds # TODO not implemented",
+            "not ok 5 - on windows # SKIP not windows",
+        ] {
+            assert!(level(line).is_none_or(|l| l < Warning), "{line}");
+        }
+    }
+
+    /// Regression: syslog's emerg, alert and crit, and PostgreSQL's PANIC and FATAL, were all one
+    /// fatal level, so a preview could list a crit before an emerg.
+    #[test]
+    fn fatal_levels_are_graded() {
+        let grade = |line: &str| {
+            let class = classify(line.as_bytes());
+            assert_eq!(class.level, Some(Level::Fatal), "{line}");
+            class.grade
+        };
+        let emerg = [
+            "<0>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [emerg] 1#1: bind() to 0.0.0.0:80 failed",
+            "Nov 24 23:00:50 vm kern.emerg kernel: x",
+            "{\"PRIORITY\":\"0\",\"MESSAGE\":\"x\"}",
+        ];
+        let alert = [
+            "<1>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [alert] 1#1: x",
+        ];
+        let crit = [
+            "<2>Nov 24 23:00:50 vm kernel: x",
+            "2026/11/21 10:00:01 [crit] 1#1: x",
+            "CRITICAL:root:out of memory",
+        ];
+        let panic =
+            ["2026-11-21 10:00:01.123 UTC [42] PANIC:  could not write to file \"pg_wal/x\""];
+        let fatal = [
+            "2026-11-21 10:00:01.123 UTC [42] FATAL:  password authentication failed for user \"app\"",
+        ];
+        let grades = |lines: &[&str]| lines.iter().map(|l| grade(l)).collect::<Vec<_>>();
+        let (emerg, alert, crit) = (grades(&emerg), grades(&alert), grades(&crit));
+        assert!(
+            emerg.iter().min() > alert.iter().max(),
+            "{emerg:?} {alert:?}"
+        );
+        assert!(alert.iter().min() > crit.iter().max(), "{alert:?} {crit:?}");
+        assert!(grades(&panic)[0] > grades(&fatal)[0]);
+    }
+
+    /// rustc's own output (1.9x) about generic code: only its diagnostics carry a level.
+    #[test]
+    fn rustc_output_about_generics() {
+        let output = "error[E0308]: mismatched types
+ --> src/lib.rs:1:82
+  |
+1 | pub fn conv<E: std::fmt::Debug>(r: Result<u8, E>) -> Vec<E> { match r { Ok(v) => v, Err(e) => vec![e] } }
+  |                                                      ------                      ^ expected `Vec<E>`, found `u8`
+  |                                                      |
+  |                                                      expected `Vec<E>` because of return type
+  |
+  = note: expected struct `Vec<E>`
+               found type `u8`
+
+error[E0308]: mismatched types
+ --> src/lib.rs:2:22
+  |
+2 | pub fn w<W>(x: W) -> Option<W> { Some(x); }
+  |        -             ^^^^^^^^^          - help: remove this semicolon to return this value
+  |        |             |
+  |        |             expected `Option<W>`, found `()`
+  |        implicitly returns `()` as its body has no tail or `return` expression
+  |
+  = note:   expected enum `Option<W>`
+          found unit type `()`
+
+For more information about this error, try `rustc --explain E0308`.
+error: could not compile `tinygen` (lib) due to 2 previous errors";
+        let leveled: Vec<&str> = output
+            .lines()
+            .filter(|line| level(line).is_some())
+            .collect();
+        assert_eq!(
+            leveled,
+            [
+                "error[E0308]: mismatched types",
+                "error[E0308]: mismatched types",
+                "error: could not compile `tinygen` (lib) due to 2 previous errors",
+            ]
+        );
     }
 
     #[test]

@@ -319,6 +319,7 @@ fn notable_section(
     candidates.sort_by_key(|(g, e)| {
         (
             g.level.map_or(7, |l| l.rank()),
+            std::cmp::Reverse(g.grade),
             g.kind == LineKind::Summary,
             g.count,
             e.line.line,

@@ -69,19 +69,40 @@ pub(super) fn query(
     let truncated = total_chars > budget;
     if truncated {
         // The result is large itself: show its shape and a budgeted start.
-        let shape = crate::preview::json_shape_preview(text.as_bytes(), 1_000)
-            .ok()
-            .flatten()
-            .or_else(|| {
-                let array = serde_json::to_vec(&values).ok()?;
-                crate::preview::json_shape_preview(array.as_slice(), 1_000)
+        // One result is a document; several are shaped as the array they would make.
+        let (shape, outer) = if count == 1 {
+            (
+                crate::preview::json_shape(text.as_bytes(), 1_000)
                     .ok()
-                    .flatten()
-            })
-            .unwrap_or_default();
+                    .flatten(),
+                format!("{query} | "),
+            )
+        } else {
+            let array = serde_json::to_vec(&values).unwrap_or_default();
+            (
+                crate::preview::json_shape(array.as_slice(), 1_000)
+                    .ok()
+                    .flatten(),
+                format!("[{query}] | "),
+            )
+        };
+        let (shape, narrower) = match shape {
+            // Queries valid for the result, as the shape pass found them: no `keys` of an array,
+            // no slice of an object.
+            Some(shape) => {
+                let queries: Vec<String> = shape
+                    .queries
+                    .iter()
+                    .filter(|q| q.as_str() != ".")
+                    .map(|q| format!("`{outer}{q}`"))
+                    .collect();
+                (shape.preview, queries.join(", "))
+            }
+            None => (String::new(), format!("`{outer}length`")),
+        };
         notes.push(format!(
-            "the result has {} characters, over the reply budget; narrow the query (e.g. `{query} | length`, \
-             `.[0:10]`, `keys`). Its shape:\n{shape}",
+            "the result has {} characters, over the reply budget; narrow the query (e.g. {narrower}). \
+             Its shape:\n{shape}",
             thousands(total_chars)
         ));
         let cut: String = text

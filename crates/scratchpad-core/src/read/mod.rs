@@ -255,6 +255,13 @@ fn read_summary(
             thousands(from),
             thousands(page.templates as u64)
         )
+    } else if page.rows.len() == 1 {
+        format!(
+            "summary of {} lines: template {} of {}",
+            thousands(page.lines),
+            thousands(page.skipped as u64 + 1),
+            thousands(page.templates as u64)
+        )
     } else {
         format!(
             "summary of {} lines: templates {}–{} of {}",

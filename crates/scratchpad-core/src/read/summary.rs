@@ -119,14 +119,17 @@ fn header(summary: &Summary) -> String {
     } else {
         String::new()
     };
-    let page = if summary.skipped > 0 || summary.remaining > 0 {
-        format!(
-            "; templates {}–{} shown",
-            thousands(summary.skipped as u64 + 1),
-            thousands((summary.skipped + summary.rows.len()) as u64)
-        )
-    } else {
+    let first = summary.skipped as u64 + 1;
+    let last = (summary.skipped + summary.rows.len()) as u64;
+    // A page past the last template shows none: "templates 31–30" would read backwards.
+    let page = if summary.skipped == 0 && summary.remaining == 0 {
         String::new()
+    } else if summary.rows.is_empty() {
+        format!("; none shown from template {}", thousands(first))
+    } else if first == last {
+        format!("; template {} shown", thousands(first))
+    } else {
+        format!("; templates {}–{} shown", thousands(first), thousands(last))
     };
     format!(
         "[{} lines in {} templates{levels}{page}; most severe first, rare before common at warning and above; each: level, count, lines, first line]\n",
@@ -178,7 +181,7 @@ fn render_row(row: &SummaryRow) -> String {
 
 /// Summary order: most severe first; rare before common at warning and above (the rare line is
 /// the news), common before rare below (the bulk says what the entry is); then by first line.
-fn order(group: &Group) -> (usize, i128, u64) {
+fn order(group: &Group) -> (usize, std::cmp::Reverse<u8>, i128, u64) {
     let rank = group.level.map_or(7, Level::rank);
     let count = i128::from(group.count);
     let by_count = if group.level.is_some_and(|l| l >= Level::Warning) {
@@ -186,7 +189,12 @@ fn order(group: &Group) -> (usize, i128, u64) {
     } else {
         -count
     };
-    (rank, by_count, group.first_line)
+    (
+        rank,
+        std::cmp::Reverse(group.grade),
+        by_count,
+        group.first_line,
+    )
 }
 
 fn row(group: &Group) -> SummaryRow {
@@ -363,6 +371,40 @@ mod tests {
         }
         assert_eq!(seen, 20);
         assert!(pages > 1);
+    }
+
+    /// Regression: a page that started past the last template said "templates 4–3 shown".
+    #[test]
+    fn page_notes_never_read_backwards() {
+        let text = log(1_000);
+        for skip in 0..6 {
+            let options = SummaryOptions {
+                skip,
+                ..SummaryOptions::default()
+            };
+            let header = summarize(text.as_bytes(), &options).unwrap().render();
+            let header = header.lines().next().unwrap();
+            if let Some(range) = header.split("; templates ").nth(1) {
+                let (from, rest) = range.split_once('–').unwrap();
+                let to = rest.split(' ').next().unwrap();
+                assert!(
+                    from.parse::<u64>().unwrap() < to.parse().unwrap(),
+                    "{header}"
+                );
+            }
+        }
+        let past = SummaryOptions {
+            skip: 3,
+            ..SummaryOptions::default()
+        };
+        let header = summarize(text.as_bytes(), &past).unwrap().render();
+        assert!(header.contains("; none shown from template 4;"), "{header}");
+        let last = SummaryOptions {
+            skip: 2,
+            ..SummaryOptions::default()
+        };
+        let header = summarize(text.as_bytes(), &last).unwrap().render();
+        assert!(header.contains("; template 3 shown;"), "{header}");
     }
 
     #[test]

@@ -290,3 +290,289 @@ fn every_sample_previews_within_its_bound() {
         assert_eq!(preview.profile.levels.total(), lines, "{}", sample.name);
     }
 }
+
+/// `text` between enough passing lines that the preview omits it and lists its notable lines.
+fn amid_passing_tests(text: &str) -> String {
+    let passing = |from: u32| -> String {
+        (from..from + 400)
+            .map(|i| format!("test ledger::tests::case_{i} ... ok\n"))
+            .collect()
+    };
+    format!("{}{text}{}", passing(0), passing(400))
+}
+
+/// Regression: an `assert_eq!` failure showed `assertion `left == right` failed` without the
+/// values that differ. The text is `cargo test`'s own (Rust 1.9x) output.
+#[test]
+fn an_assert_eq_failure_shows_left_and_right() {
+    let output = "\
+---- tests::adds stdout ----
+
+thread 'tests::adds' (3076) panicked at src/lib.rs:3:33:
+assertion `left == right` failed
+  left: 4
+ right: 3
+note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let panicked = preview
+        .text
+        .lines()
+        .position(|l| l.contains("panicked at src/lib.rs:3:33:"))
+        .unwrap_or_else(|| panic!("{}", preview.text));
+    let detail = preview.text.lines().nth(panicked + 1).unwrap();
+    assert!(
+        detail.ends_with("assertion `left == right` failed; left: 4; right: 3"),
+        "{}",
+        preview.text
+    );
+    // As Rust before 1.73 said it.
+    let output = "\
+thread 'tests::adds' panicked at 'assertion failed: `(left == right)`
+  left: `4`,
+ right: `3`', src/lib.rs:3:33
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let panicked = preview
+        .text
+        .lines()
+        .position(|l| l.contains("panicked at 'assertion failed: `(left == right)`"))
+        .unwrap_or_else(|| panic!("{}", preview.text));
+    let detail = preview.text.lines().nth(panicked + 1).unwrap();
+    assert!(
+        detail.ends_with("left: `4`,; right: `3`', src/lib.rs:3:33"),
+        "{}",
+        preview.text
+    );
+}
+
+/// Regression: a Go panic showed its message line only; where it happened in the program's own
+/// code (past the runtime's and the testing package's frames) is what a reader needs next.
+#[test]
+fn a_go_panic_shows_its_first_frame_in_the_programs_code() {
+    let output = "\
+--- FAIL: TestDivide (0.00s)
+panic: runtime error: integer divide by zero [recovered]
+\tpanic: runtime error: integer divide by zero
+
+goroutine 7 [running]:
+testing.tRunner.func1.2({0x5a1f60, 0x6a9b30})
+\t/usr/local/go/src/testing/testing.go:1632 +0x230
+testing.tRunner.func1()
+\t/usr/local/go/src/testing/testing.go:1635 +0x35e
+panic({0x5a1f60?, 0x6a9b30?})
+\t/usr/local/go/src/runtime/panic.go:785 +0x132
+example.com/calc.Divide(...)
+\t/home/dev/calc/calc.go:5
+example.com/calc.TestDivide(0xc000106820?)
+\t/home/dev/calc/calc_test.go:8 +0x1d
+testing.tRunner(0xc000106820, 0x5d0a48)
+\t/usr/local/go/src/testing/testing.go:1690 +0xf4
+created by testing.(*T).Run in goroutine 1
+\t/usr/local/go/src/testing/testing.go:1743 +0x390
+exit status 2
+FAIL\texample.com/calc\t0.003s
+";
+    let preview = text_preview(&amid_passing_tests(output), &PreviewConfig::default());
+    let text = &preview.text;
+    let panic = text
+        .lines()
+        .position(|l| l.contains(": panic: runtime error: integer divide by zero [recovered]"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let frame = text.lines().nth(panic + 1).unwrap();
+    assert!(
+        frame.ends_with("example.com/calc.Divide(...)  /home/dev/calc/calc.go:5"),
+        "{text}"
+    );
+    assert!(!text.contains("goroutine 7 [running]:"), "{text}");
+}
+
+/// Regression: pytest's `E       AssertionError` (a bare exception, no message) and its location
+/// line `tests/test_calc.py:9: AssertionError` counted as errors the suggested search did not
+/// find, so the count the hint gave and the lines its search found disagreed.
+#[test]
+fn pytest_hint_counts_what_its_search_finds() {
+    let output = "\
+=================================== FAILURES ===================================
+_________________________________ test_divide __________________________________
+
+    def test_divide():
+>       assert divide(4, 2) == 3
+E       assert 2.0 == 3
+E        +  where 2.0 = divide(4, 2)
+
+tests/test_calc.py:5: AssertionError
+__________________________________ test_raise __________________________________
+
+    def test_raise():
+>       raise AssertionError
+E       AssertionError
+
+tests/test_calc.py:9: AssertionError
+=========================== short test summary info ============================
+FAILED tests/test_calc.py::test_divide - assert 2.0 == 3
+FAILED tests/test_calc.py::test_raise - AssertionError
+========================= 2 failed, 1 passed in 0.03s ==========================
+";
+    let padding: String = (0..400)
+        .map(|i| format!("tests/test_many.py::test_case_{i} PASSED\n"))
+        .collect();
+    let text = format!("{padding}{output}{padding}");
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let grep = preview.profile.grep.as_ref().unwrap();
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    let found = text.lines().filter(|l| regex.is_match(l)).count() as u64;
+    let levels = &preview.profile.levels;
+    assert_eq!(
+        grep.finds,
+        format!("{} lines at level error", levels.error),
+        "{text}"
+    );
+    assert_eq!(found, levels.error, "/{}/ on\n{output}", grep.pattern);
+}
+
+/// `output` between `pad` lines (numbered), previewed: each of `failures` is listed among the
+/// notable lines, and the suggested search finds it.
+fn failures_are_notable(pad: &str, output: &str, failures: &[&str]) {
+    let padding = |from: u32| -> String {
+        (from..from + 400)
+            .map(|i| format!("{}\n", pad.replace("{i}", &i.to_string())))
+            .collect()
+    };
+    let text = format!("{}{output}{}", padding(0), padding(400));
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let notable = preview
+        .text
+        .split("[notable lines from the omitted part")
+        .nth(1)
+        .unwrap_or_else(|| panic!("nothing notable in\n{}", preview.text));
+    let grep = preview
+        .profile
+        .grep
+        .as_ref()
+        .unwrap_or_else(|| panic!("no search for\n{}", preview.text));
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    for failure in failures {
+        assert!(
+            notable.contains(failure),
+            "{failure} not in\n{}",
+            preview.text
+        );
+        let line = text.lines().find(|l| l.contains(failure)).unwrap();
+        assert!(regex.is_match(line), "/{}/ misses {line}", grep.pattern);
+    }
+    assert!(
+        !regex.is_match(&pad.replace("{i}", "7")),
+        "/{}/ matches the padding",
+        grep.pattern
+    );
+}
+
+/// Regression: these tools' failures were lines without a level (or at a lower one), so their
+/// previews did not list them.
+#[test]
+fn failures_of_dotnet_terraform_npm_and_js_test_runners_are_notable() {
+    failures_are_notable(
+        "info: Microsoft.AspNetCore.Hosting.Diagnostics[1]\n      Request starting HTTP/1.1 GET http://localhost:5000/api/items/{i} - - -",
+        "\
+fail: Microsoft.AspNetCore.Server.Kestrel[13]
+      Connection id \"0HN7\", Request id \"0HN7:00000001\": An unhandled exception was thrown by the application.
+      System.InvalidOperationException: Sequence contains no elements
+         at System.Linq.ThrowHelper.ThrowNoElementsException()
+crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]
+      Application startup exception
+",
+        &["fail: Microsoft.AspNetCore.Server.Kestrel[13]", "crit: Microsoft.AspNetCore.Hosting.Diagnostics[6]"],
+    );
+    failures_are_notable(
+        "aws_instance.web[{i}]: Refreshing state... [id=i-0abc{i}]",
+        "\
+╷
+│ Error: Unsupported argument
+│ 
+│   on main.tf line 12, in resource \"aws_instance\" \"web\":
+│   12:   amis = \"ami-123\"
+│ 
+│ An argument named \"amis\" is not expected here. Did you mean \"ami\"?
+╵
+",
+        &["│ Error: Unsupported argument"],
+    );
+    failures_are_notable(
+        "npm http fetch GET 200 https://registry.npmjs.org/pkg-{i} 12ms (cache hit)",
+        "\
+npm error code E404
+npm error 404 Not Found - GET https://registry.npmjs.org/left-pad-x - Not found
+",
+        &["npm error code E404"],
+    );
+    failures_are_notable(
+        "ok {i} - parses case {i}",
+        "\
+not ok 801 - rejects a bad date
+  ---
+  operator: equal
+  ...
+# tests 802
+# pass 801
+# fail 1
+",
+        &["not ok 801 - rejects a bad date", "# fail 1"],
+    );
+    failures_are_notable(
+        "✔ parses case {i} (0.1ms)",
+        "\
+✖ rejects a bad date (1.2ms)
+ℹ tests 802
+ℹ pass 801
+ℹ fail 1
+",
+        &["✖ rejects a bad date", "ℹ fail 1"],
+    );
+    failures_are_notable(
+        "    ✓ parses case {i}",
+        "    1) rejects a bad date
+
+  801 passing (40ms)
+  1 failing
+
+  1) dates
+       rejects a bad date:
+     AssertionError [ERR_ASSERTION]: Expected values to be strictly equal:
+",
+        &["1) rejects a bad date", "1 failing"],
+    );
+}
+
+/// Regression: systemd's and the kernel's failures in a journal (`journalctl` prints no level)
+/// were not notable.
+#[test]
+fn journal_failures_are_notable() {
+    failures_are_notable(
+        "Nov 24 23:00:{i} vm systemd[1]: Started session-{i}.scope - Session {i} of User dev.",
+        "\
+Nov 24 23:00:50 vm systemd[1]: nginx.service: Main process exited, code=exited, status=1/FAILURE
+Nov 24 23:00:50 vm systemd[1]: nginx.service: Failed with result 'exit-code'.
+Nov 24 23:00:50 vm systemd[1]: Failed to start nginx.service - A high performance web server.
+Nov 24 23:00:51 vm kernel: app[4242]: segfault at 0 ip 000055d0c0de0000 sp 00007ffd00000000 error 4 in app[55d0c0de0000+1000]
+Nov 24 23:00:52 vm kernel: Out of memory: Killed process 4242 (java) total-vm:8388608kB
+Nov 24 23:00:53 vm kernel: blk_update_request: I/O error, dev sda, sector 2048 op 0x0:(READ)
+Nov 24 23:00:53 vm kernel: Call Trace:
+",
+        &[
+            "status=1/FAILURE",
+            "Failed with result 'exit-code'",
+            "Failed to start nginx.service",
+            "segfault at 0",
+            "Out of memory: Killed process 4242",
+            "I/O error, dev sda",
+            "Call Trace:",
+        ],
+    );
+}

@@ -209,3 +209,86 @@ fn the_template_cap_is_stated() {
     assert!(preview.profile.capped);
     assert_eq!(preview.profile.levels.error, 500);
 }
+
+/// Regression: the fatal levels were listed by rarity alone, so a repeated syslog emerg could come
+/// after a single crit, and PostgreSQL's FATAL before its PANIC.
+#[test]
+fn fatal_lines_are_listed_emerg_alert_crit_and_panic_before_fatal() {
+    let mut text = String::new();
+    for i in 0..2_000 {
+        text.push_str(&format!(
+            "<6>Nov 24 23:00:50 vm app[7]: request {i} served\n"
+        ));
+        match i {
+            600 => text.push_str("<2>Nov 24 23:00:50 vm app[7]: disk controller degraded\n"),
+            700 | 710 => text.push_str("<1>Nov 24 23:00:50 vm app[7]: raid array lost a mirror\n"),
+            800 | 810 | 820 => {
+                text.push_str("<0>Nov 24 23:00:50 vm kernel: system is unusable\n")
+            }
+            900 => text.push_str(
+                "2026-11-21 10:00:01.123 UTC [42] FATAL:  terminating connection due to administrator command\n",
+            ),
+            910 | 920 => text.push_str(
+                "2026-11-21 10:00:01.123 UTC [42] PANIC:  could not write to file \"pg_wal/xlogtemp.42\"\n",
+            ),
+            _ => {}
+        }
+    }
+    let preview = text_preview(&text, &PreviewConfig::default());
+    let position = |needle: &str| {
+        preview
+            .text
+            .find(needle)
+            .unwrap_or_else(|| panic!("{needle} not in\n{}", preview.text))
+    };
+    let emerg = position("system is unusable");
+    let alert = position("raid array lost a mirror");
+    let crit = position("disk controller degraded");
+    assert!(emerg < alert && alert < crit, "{}", preview.text);
+    assert!(position("PANIC:") < position("FATAL:"), "{}", preview.text);
+}
+
+/// Every `A–B` range a text says, read as numbers: A < B (a single line or template is named
+/// alone, never as `N–N`, and no range reads backwards).
+fn ranges_read_forwards(text: &str) -> Result<(), TestCaseError> {
+    let number = |s: &str| s.replace(',', "").parse::<u64>();
+    for (at, _) in text.match_indices('–') {
+        let before = text[..at]
+            .rsplit(|c: char| !(c.is_ascii_digit() || c == ','))
+            .next()
+            .unwrap_or("");
+        let after = text[at + '–'.len_utf8()..]
+            .split(|c: char| !(c.is_ascii_digit() || c == ','))
+            .next()
+            .unwrap_or("");
+        if let (Ok(a), Ok(b)) = (number(before), number(after)) {
+            prop_assert!(a < b, "{}–{} in\n{}", a, b, text);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Regression: a summary page past the last template said "templates 31–30".
+    #[test]
+    fn stated_ranges_never_read_backwards(
+        lines in proptest::collection::vec(
+            prop_oneof![
+                Just(String::new()),
+                "[a-z ]{0,30}",
+                "ERROR [a-z]{1,3}",
+                "WARN [a-z]{1,3}",
+                "INFO [a-z ]{0,90}",
+            ],
+            1..120,
+        ),
+        skip in 0usize..12,
+    ) {
+        let text = lines.join("\n");
+        ranges_read_forwards(&text_preview(&text, &small_config()).text)?;
+        let options = SummaryOptions { skip, budget_chars: 400 };
+        ranges_read_forwards(&summarize(text.as_bytes(), &options).unwrap().render())?;
+    }
+}

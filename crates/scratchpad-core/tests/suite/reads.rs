@@ -404,3 +404,128 @@ fn grep_shows_the_part_of_a_long_line_around_its_match() {
     assert!(hit.text.contains("of this line's 400,022]"), "{}", hit.text);
     assert!(hit.text.len() < 2_000);
 }
+
+/// Regression: every JSON entry's hint suggested `keys` and a search for `"id"`, whatever the
+/// document: `keys` of an array lists its indices, and most documents have no `id`. Each
+/// suggested query now runs without error on its document and names only keys it has.
+#[test]
+fn json_hints_are_valid_for_their_document() {
+    let (_store, pad) = crate::common::pad();
+    let rows = |with_id: bool| -> Vec<serde_json::Value> {
+        (0..2_000)
+            .map(|i| {
+                if with_id {
+                    serde_json::json!({"id": i, "name": format!("item-{i}")})
+                } else {
+                    serde_json::json!({"sku": format!("sku-{i}"), "qty": i})
+                }
+            })
+            .collect()
+    };
+    let documents = [
+        (
+            "object",
+            serde_json::json!({"items": rows(false), "total": 2_000}),
+            &["keys"][..],
+        ),
+        (
+            "object_with_id",
+            serde_json::json!({"id": "run-7", "items": rows(false)}),
+            &["keys", ".id"],
+        ),
+        (
+            "rows",
+            serde_json::json!(rows(false)),
+            &["length", ".[0] | keys"],
+        ),
+        (
+            "rows_with_id",
+            serde_json::json!(rows(true)),
+            &["length", ".[0] | keys", ".[0:20] | map(.id)"],
+        ),
+        (
+            "numbers",
+            serde_json::json!((0..5_000).collect::<Vec<u32>>()),
+            &["length", ".[0:5]"],
+        ),
+        (
+            "mixed",
+            serde_json::json!([rows(false), [1, 2], "x".repeat(20_000)]),
+            &["length", ".[0:5]"],
+        ),
+    ];
+    for (name, document, want) in documents {
+        let info = put(&pad, name, document.to_string().as_bytes());
+        assert_eq!(info.kind, Kind::Json, "{name}");
+        let hint = scratchpad_core::hint(&info);
+        let queries: Vec<&str> = hint
+            .reads
+            .iter()
+            .map(|call| match call {
+                scratchpad_core::Call::Read {
+                    mode: ReadMode::Json { query },
+                    ..
+                } => query.as_str(),
+                other => panic!("{name}: {other:?}"),
+            })
+            .collect();
+        assert_eq!(queries, want, "{name}");
+        for query in queries {
+            let mode = ReadMode::Json {
+                query: query.into(),
+            };
+            let reply = pad
+                .read(name, &mode, None)
+                .unwrap_or_else(|e| panic!("{name}: {query}: {e}"));
+            assert!(
+                !reply.text.contains("null"),
+                "{name}: {query}: {}",
+                reply.text
+            );
+        }
+    }
+}
+
+/// Regression: a jq result over the budget suggested `.[0:10]` and `keys` whatever it was (a slice
+/// of an object fails, `keys` of an array lists indices). The queries it suggests now run on the
+/// document, whether the result is an object, an array or several values.
+#[test]
+fn narrower_queries_suggested_for_a_large_result_are_valid() {
+    let (_store, pad) = crate::common::pad();
+    let items: Vec<serde_json::Value> = (0..3_000)
+        .map(|i| serde_json::json!({"sku": format!("sku-{i}"), "qty": i}))
+        .collect();
+    let doc = serde_json::json!({"meta": {"items": items.clone()}, "items": items});
+    put(&pad, "big", doc.to_string().as_bytes());
+    for (query, want) in [
+        (".meta", "`.meta | keys`"),
+        (".items", "`.items | .[0] | keys`"),
+        (".items[]", "`[.items[]] | length`"),
+    ] {
+        let mode = ReadMode::Json {
+            query: query.into(),
+        };
+        let reply = pad.read("big", &mode, Some(2_000)).unwrap();
+        let note = reply
+            .notes
+            .iter()
+            .find(|n| n.contains("narrow the query"))
+            .unwrap_or_else(|| panic!("{query}: {:?}", reply.notes));
+        assert!(note.contains(want), "{query}: {note}");
+        let suggested = note
+            .split("(e.g. ")
+            .nth(1)
+            .unwrap()
+            .split(").")
+            .next()
+            .unwrap();
+        for narrower in suggested.split(", ") {
+            let narrower = narrower.trim_matches('`');
+            let mode = ReadMode::Json {
+                query: narrower.into(),
+            };
+            pad.read("big", &mode, None)
+                .unwrap_or_else(|e| panic!("{query}: `{narrower}` fails: {e}"));
+        }
+    }
+}
