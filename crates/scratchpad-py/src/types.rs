@@ -223,13 +223,22 @@ impl ReadReply {
         self.0.truncated
     }
     /// The keyword arguments of the next read when cut: `pad.read(reply.name, **reply.continuation)`.
+    /// A read of an old version continues on that version (`version` is among them).
     #[getter]
     fn continuation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.0
-            .continuation
-            .as_ref()
-            .map(|mode| kwargs_dict(py, mode))
-            .transpose()
+        let Some(mode) = &self.0.continuation else {
+            return Ok(None);
+        };
+        let kwargs = kwargs_dict(py, mode)?;
+        if let Some(version) = self.0.version {
+            kwargs.set_item("version", version)?;
+        }
+        Ok(Some(kwargs))
+    }
+    /// The version read, when it was not the current one (`read(..., version=N)`).
+    #[getter]
+    fn version(&self) -> Option<u64> {
+        self.0.version
     }
     /// Clamping and other remarks.
     #[getter]
