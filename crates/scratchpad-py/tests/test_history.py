@@ -4,12 +4,14 @@ and replies name is one that runs."""
 from __future__ import annotations
 
 import re
+import sqlite3
 import time
 from datetime import timedelta
 from typing import Any, List
 
 import pytest
 
+from conftest import log_with_errors
 from scratchpad import (
     CheckReport,
     Conflict,
@@ -19,6 +21,7 @@ from scratchpad import (
     Lease,
     ReadReply,
     Scratchpad,
+    ScratchpadError,
 )
 
 CALL = re.compile(r"`(pad\.[a-z_]+\(.*?\))`")
@@ -207,3 +210,19 @@ def test_check_reads_every_content_back(pad: Scratchpad) -> None:
     report = pad.check()
     assert isinstance(report, CheckReport)
     assert report.ok and report.problems == []
+
+
+def test_a_damaged_entry_names_the_check_call(store: str, pad: Scratchpad) -> None:
+    info = pad.put(log_with_errors(2_000, [1_000]), name="small")
+    with sqlite3.connect(store.removeprefix("sqlite://")) as conn:
+        conn.execute(
+            "UPDATE chunks SET data = CAST(replace(CAST(data AS TEXT), 'INFO', 'INF0') AS BLOB) "
+            "WHERE blob = (SELECT id FROM blobs WHERE hash = ?) AND seq = 0",
+            (info.hash,),
+        )
+    with pytest.raises(ScratchpadError) as caught:
+        pad.read("small", head=2_000)
+    assert calls(str(caught.value)) == ["pad.check()"]
+    report = run(pad, "pad.check()")
+    assert isinstance(report, CheckReport) and not report.ok
+    assert ("test", "small") in report.problems[0].entries
