@@ -563,43 +563,49 @@ impl Scratchpad {
     }
 
     /// Keeps an entry whatever its lifetime and the quota say.
-    #[pyo3(signature = (name, *, if_version=None))]
+    #[pyo3(signature = (name, *, if_version=None, lease=None))]
     fn pin(
         &self,
         py: Python<'_>,
         name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.pin(&name, true, if_version))
+            .detach(|| pad.pin(&name, true, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
 
-    #[pyo3(signature = (name, *, if_version=None))]
+    #[pyo3(signature = (name, *, if_version=None, lease=None))]
     fn unpin(
         &self,
         py: Python<'_>,
         name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.pin(&name, false, if_version))
+            .detach(|| pad.pin(&name, false, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
 
     /// Sets how long the entry lives from now: "30m", "24h", "7d", seconds, a timedelta, or "never".
-    #[pyo3(signature = (name, ttl, *, if_version=None))]
+    #[pyo3(signature = (name, ttl, *, if_version=None, lease=None))]
     fn set_ttl(
         &self,
         py: Python<'_>,
         name: String,
         ttl: TtlArg,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.set_ttl(&name, ttl.0, if_version))
+            .detach(|| pad.set_ttl(&name, ttl.0, if_version))
             .or_raise(py)?;
         entry(py, info)
     }

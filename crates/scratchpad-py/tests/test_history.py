@@ -90,6 +90,10 @@ def test_a_stale_token_is_refused_after_a_successor_wrote(store: str) -> None:
         lambda: a.rename("plan", "plan2", lease=first.token),
         lambda: a.delete("plan", lease=first.token),
         lambda: a.put("x", name="plan", if_version=2, lease=first.token),
+        lambda: a.pin("plan", lease=first.token),
+        lambda: a.unpin("plan", lease=first.token),
+        lambda: a.set_ttl("plan", "1d", lease=first.token),
+        lambda: a.restore("plan", 1, lease=first.token),
     ):
         with pytest.raises(Conflict):
             change()
