@@ -47,6 +47,34 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
                 attrs.set_item("current_version", version)?;
                 "Conflict"
             }
+            Error::Conflict(ConflictKind::Leased(lease)) => {
+                attrs.set_item("name", lease.name)?;
+                attrs.set_item("expected_version", py.None())?;
+                attrs.set_item("current_version", py.None())?;
+                attrs.set_item("holder", lease.holder)?;
+                attrs.set_item("lease_token", lease.token)?;
+                attrs.set_item("expires_at", lease.expires_at)?;
+                "Conflict"
+            }
+            Error::Conflict(ConflictKind::Fenced { token, lease }) => {
+                attrs.set_item("name", lease.name)?;
+                attrs.set_item("expected_version", py.None())?;
+                attrs.set_item("current_version", py.None())?;
+                attrs.set_item("stale_token", token)?;
+                attrs.set_item("holder", lease.holder)?;
+                attrs.set_item("lease_token", lease.token)?;
+                attrs.set_item("expires_at", lease.expires_at)?;
+                "Conflict"
+            }
+            Error::Conflict(ConflictKind::NoLease { name, token }) => {
+                attrs.set_item("name", name)?;
+                attrs.set_item("expected_version", py.None())?;
+                attrs.set_item("current_version", py.None())?;
+                attrs.set_item("stale_token", token)?;
+                attrs.set_item("holder", py.None())?;
+                attrs.set_item("lease_token", py.None())?;
+                "Conflict"
+            }
             Error::InvalidArgument(_) => "InvalidArgument",
             Error::TooLarge(_) => "TooLarge",
             Error::WrongKind(_) => "WrongKind",

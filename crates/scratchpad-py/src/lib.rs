@@ -30,6 +30,13 @@ fn _scratchpad(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::Stats>()?;
     module.add_class::<types::EditResult>()?;
     module.add_class::<types::OffloadResult>()?;
+    module.add_class::<types::Version>()?;
+    module.add_class::<types::History>()?;
+    module.add_class::<types::DiffSide>()?;
+    module.add_class::<types::Diff>()?;
+    module.add_class::<types::Lease>()?;
+    module.add_class::<types::CheckProblem>()?;
+    module.add_class::<types::CheckReport>()?;
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add("DEFAULT_SESSION", scratchpad_core::DEFAULT_SESSION)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -2,8 +2,10 @@
 //! engine values while the GIL is held; the storage and search work runs with it released, so
 //! other Python threads go on meanwhile and one object may be shared by many threads.
 
+use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use base64::Engine as _;
 use pyo3::prelude::*;
@@ -14,7 +16,8 @@ use scratchpad_mcp::tools::Mcp;
 use crate::errors::{OrRaise, invalid};
 use crate::modes::{Count, ReadArgs, Span};
 use crate::types::{
-    EditResult, EntryInfo, OffloadResult, Page, ReadReply, SearchHit, Stats, py_to_json,
+    CheckReport, Diff, EditResult, EntryInfo, History, Lease, OffloadResult, Page, ReadReply,
+    SearchHit, Stats, py_to_json,
 };
 
 /// Where the CLI reads its store and session from when no flag gives them.
@@ -28,7 +31,7 @@ pub struct Scratchpad {
     pad: core::Scratchpad,
 }
 
-/// A lifetime as Python gives it: "24h", "30m", "7d", "never", seconds, or a `timedelta`.
+/// A lifetime as Python gives it: "24h", "30m", "7d", "never", seconds (int or float), or a `timedelta`.
 #[derive(Debug)]
 pub struct TtlArg(Ttl);
 
@@ -50,10 +53,14 @@ impl<'a, 'py> FromPyObject<'a, 'py> for TtlArg {
         {
             return parse(&seconds.to_string());
         }
-        if let Ok(seconds) = value
-            .call_method0("total_seconds")
-            .and_then(|s| s.extract::<f64>())
-        {
+        let seconds = if value.is_instance_of::<pyo3::types::PyFloat>() {
+            value.extract::<f64>()
+        } else {
+            value
+                .call_method0("total_seconds")
+                .and_then(|s| s.extract::<f64>())
+        };
+        if let Ok(seconds) = seconds {
             if seconds.is_finite() && seconds >= 0.001 {
                 return Ok(Self(Ttl::After((seconds * 1000.0).round() as i64)));
             }
@@ -64,6 +71,39 @@ impl<'a, 'py> FromPyObject<'a, 'py> for TtlArg {
         Err(invalid(
             "ttl is a duration: \"30m\", \"24h\", \"7d\", a number of seconds, a datetime.timedelta, or \
              \"never\"",
+        ))
+    }
+}
+
+impl TtlArg {
+    /// The length of a lease: a lease always ends, so "never" is refused here.
+    fn lease_duration(self) -> PyResult<Duration> {
+        match self.0 {
+            Ttl::After(ms) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+            Ttl::Never | Ttl::Default => Err(invalid(
+                "a lease always ends: give ttl a duration such as 60 (seconds), \"10m\" or \"1h\", \
+                 and renew it while you work",
+            )),
+        }
+    }
+}
+
+/// One side of a diff as Python gives it: a name (its current version) or `(name, version)`.
+#[derive(Debug)]
+pub struct DiffTarget(core::Target);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for DiffTarget {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        if let Ok(name) = value.extract::<String>() {
+            return Ok(Self(core::Target::current(&name)));
+        }
+        if let Ok((name, version)) = value.extract::<(String, u64)>() {
+            return Ok(Self(core::Target::at(&name, version)));
+        }
+        Err(invalid(
+            "each side of a diff is a name (\"plan\") or a (name, version) tuple ((\"plan\", 3))",
         ))
     }
 }
@@ -122,14 +162,17 @@ impl Scratchpad {
     /// `SCRATCHPAD_STORE`, else the configuration file's store, else the same default file as the
     /// CLI. `session` defaults to `SCRATCHPAD_SESSION`, the file's session, then `default`.
     /// `threshold` (bytes) is the size above which `offload` stores content instead of showing it.
+    /// `author` is recorded as the writer of every change made through this object (`history`
+    /// shows it).
     #[new]
-    #[pyo3(signature = (store=None, *, session=None, config=None, threshold=None))]
+    #[pyo3(signature = (store=None, *, session=None, config=None, threshold=None, author=None))]
     fn new(
         py: Python<'_>,
         store: Option<String>,
         session: Option<String>,
         config: Option<PathBuf>,
         threshold: Option<usize>,
+        author: Option<String>,
     ) -> PyResult<Self> {
         let store = store.or_else(|| std::env::var(STORE_VAR).ok());
         let session_env = std::env::var(SESSION_VAR).ok();
@@ -142,6 +185,10 @@ impl Scratchpad {
                     .unwrap_or_else(|| core::DEFAULT_SESSION.to_owned());
                 let pad = core::Scratchpad::open_with(store.as_deref(), config)?
                     .with_session(&session)?;
+                let pad = match author {
+                    Some(author) => pad.with_author(&author)?,
+                    None => pad,
+                };
                 Ok(match threshold {
                     Some(bytes) => pad.with_threshold(bytes),
                     None => pad,
@@ -169,10 +216,24 @@ impl Scratchpad {
         self.pad.config().offload_ttl.to_string()
     }
 
-    /// The same store seen from another session.
+    /// Who changes made through this object are recorded as, if anyone.
+    #[getter]
+    fn author(&self) -> Option<&str> {
+        self.pad.author()
+    }
+
+    /// The same store seen from another session (with the same author).
     fn with_session(&self, py: Python<'_>, session: &str) -> PyResult<Self> {
         Ok(Self {
             pad: self.pad.with_session(session).or_raise(py)?,
+        })
+    }
+
+    /// The same store and session, recording `author` as the writer of every change made
+    /// through the new object.
+    fn with_author(&self, py: Python<'_>, author: &str) -> PyResult<Self> {
+        Ok(Self {
+            pad: self.pad.with_author(author).or_raise(py)?,
         })
     }
 
@@ -252,7 +313,7 @@ impl Scratchpad {
 
     /// Stores content whatever its size: text, bytes, or a file given as a `pathlib.Path`
     /// (streamed, never loaded whole). Without `name` the entry is named `<tool>_<n>`.
-    #[pyo3(signature = (content, *, name=None, tool=None, meta=None, turn=None, ttl=None, pinned=false, if_version=None))]
+    #[pyo3(signature = (content, *, name=None, tool=None, meta=None, turn=None, ttl=None, pinned=false, if_version=None, lease=None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "each is a keyword argument in Python"
@@ -268,7 +329,9 @@ impl Scratchpad {
         ttl: Option<TtlArg>,
         pinned: bool,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let source = match raw_payload(content)? {
             Some(Payload::Text(text)) => Source::Memory(text.into_bytes()),
             Some(Payload::Bytes(bytes)) => Source::Memory(bytes),
@@ -300,7 +363,7 @@ impl Scratchpad {
         };
         let info = py
             .detach(|| match source {
-                Source::Memory(bytes) => self.pad.put(&mut bytes.as_slice(), options()),
+                Source::Memory(bytes) => pad.put(&mut bytes.as_slice(), options()),
                 Source::File(path) => {
                     let mut file = std::fs::File::open(&path).map_err(|err| {
                         core::Error::Io(std::io::Error::new(
@@ -308,7 +371,7 @@ impl Scratchpad {
                             format!("cannot open {}: {err}", path.display()),
                         ))
                     })?;
-                    self.pad.put(&mut file, options())
+                    pad.put(&mut file, options())
                 }
             })
             .or_raise(py)?;
@@ -318,8 +381,9 @@ impl Scratchpad {
     /// Reads part of an entry (by name or id). Pass one way to read, e.g. `lines=(100, 120)`,
     /// `grep="ERROR", context=2`, `head=500`, `tail=True`, `range=(0, 800)`, `json=".items[0]"`,
     /// `bytes=(0, 3000)`, `full=True`, `summary=True`; none reads the head. `budget` caps the reply
-    /// (characters).
-    #[pyo3(signature = (name, *, head=None, tail=None, range=None, lines=None, grep=None, context=None, max_matches=None, ignore_case=false, from_line=None, json=None, bytes=None, full=false, force=false, summary=None, budget=None))]
+    /// (characters). `version` reads that version of the entry (`history` lists them) instead of
+    /// the current one, with any of these.
+    #[pyo3(signature = (name, *, head=None, tail=None, range=None, lines=None, grep=None, context=None, max_matches=None, ignore_case=false, from_line=None, json=None, bytes=None, full=false, force=false, summary=None, budget=None, version=None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "each is a keyword argument in Python"
@@ -343,6 +407,7 @@ impl Scratchpad {
         force: bool,
         summary: Option<Count>,
         budget: Option<usize>,
+        version: Option<u64>,
     ) -> PyResult<ReadReply> {
         let mode = ReadArgs {
             head,
@@ -362,7 +427,10 @@ impl Scratchpad {
         }
         .mode()?;
         let reply = py
-            .detach(|| self.pad.read(&name, &mode, budget))
+            .detach(|| match version {
+                Some(version) => self.pad.read_version(&name, version, &mode, budget),
+                None => self.pad.read(&name, &mode, budget),
+            })
             .or_raise(py)?;
         Ok(ReadReply(reply))
     }
@@ -387,7 +455,7 @@ impl Scratchpad {
     }
 
     /// Creates or replaces a note. Notes never expire unless given a `ttl`.
-    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None))]
+    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None, lease=None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "each is a keyword argument in Python"
@@ -402,16 +470,18 @@ impl Scratchpad {
         pinned: Option<bool>,
         turn: Option<String>,
         meta: Option<&Bound<'_, PyAny>>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let options = write_options(if_version, ttl, pinned, turn, meta)?;
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.write(&name, &text, options))
+            .detach(|| pad.write(&name, &text, options))
             .or_raise(py)?;
         entry(py, info)
     }
 
     /// Appends text to a note, creating it when absent.
-    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None))]
+    #[pyo3(signature = (name, text, *, if_version=None, ttl=None, pinned=None, turn=None, meta=None, lease=None))]
     #[expect(
         clippy::too_many_arguments,
         reason = "each is a keyword argument in Python"
@@ -426,16 +496,22 @@ impl Scratchpad {
         pinned: Option<bool>,
         turn: Option<String>,
         meta: Option<&Bound<'_, PyAny>>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let options = write_options(if_version, ttl, pinned, turn, meta)?;
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.append(&name, &text, options))
+            .detach(|| pad.append(&name, &text, options))
             .or_raise(py)?;
         entry(py, info)
     }
 
     /// Replaces `old` by `new` in a note; `old` must occur exactly once unless `replace_all`.
-    #[pyo3(signature = (name, *, old, new, replace_all=false, if_version=None))]
+    #[pyo3(signature = (name, *, old, new, replace_all=false, if_version=None, lease=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
     fn edit(
         &self,
         py: Python<'_>,
@@ -444,9 +520,11 @@ impl Scratchpad {
         new: String,
         replace_all: bool,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<EditResult> {
+        let pad = self.leased(lease);
         let outcome = py
-            .detach(|| self.pad.edit(&name, &old, &new, replace_all, if_version))
+            .detach(|| pad.edit(&name, &old, &new, replace_all, if_version))
             .or_raise(py)?;
         Ok(EditResult {
             entry: entry(py, outcome.entry)?,
@@ -454,72 +532,80 @@ impl Scratchpad {
         })
     }
 
-    #[pyo3(signature = (name, new_name, *, if_version=None))]
+    #[pyo3(signature = (name, new_name, *, if_version=None, lease=None))]
     fn rename(
         &self,
         py: Python<'_>,
         name: String,
         new_name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.rename(&name, &new_name, if_version))
+            .detach(|| pad.rename(&name, &new_name, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
 
     /// Deletes an entry and returns what it was.
-    #[pyo3(signature = (name, *, if_version=None))]
+    #[pyo3(signature = (name, *, if_version=None, lease=None))]
     fn delete(
         &self,
         py: Python<'_>,
         name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
-        let info = py
-            .detach(|| self.pad.delete(&name, if_version))
-            .or_raise(py)?;
+        let pad = self.leased(lease);
+        let info = py.detach(|| pad.delete(&name, if_version)).or_raise(py)?;
         entry(py, info)
     }
 
     /// Keeps an entry whatever its lifetime and the quota say.
-    #[pyo3(signature = (name, *, if_version=None))]
+    #[pyo3(signature = (name, *, if_version=None, lease=None))]
     fn pin(
         &self,
         py: Python<'_>,
         name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.pin(&name, true, if_version))
+            .detach(|| pad.pin(&name, true, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
 
-    #[pyo3(signature = (name, *, if_version=None))]
+    #[pyo3(signature = (name, *, if_version=None, lease=None))]
     fn unpin(
         &self,
         py: Python<'_>,
         name: String,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.pin(&name, false, if_version))
+            .detach(|| pad.pin(&name, false, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
 
     /// Sets how long the entry lives from now: "30m", "24h", "7d", seconds, a timedelta, or "never".
-    #[pyo3(signature = (name, ttl, *, if_version=None))]
+    #[pyo3(signature = (name, ttl, *, if_version=None, lease=None))]
     fn set_ttl(
         &self,
         py: Python<'_>,
         name: String,
         ttl: TtlArg,
         if_version: Option<u64>,
+        lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
         let info = py
-            .detach(|| self.pad.set_ttl(&name, ttl.0, if_version))
+            .detach(|| pad.set_ttl(&name, ttl.0, if_version))
             .or_raise(py)?;
         entry(py, info)
     }
@@ -590,8 +676,131 @@ impl Scratchpad {
         py.detach(|| self.pad.expire_turn(&turn)).or_raise(py)
     }
 
+    /// An entry's versions, newest first: the current one, then those it keeps (who wrote each,
+    /// when, and what the change did).
+    fn history(&self, py: Python<'_>, name: String) -> PyResult<History> {
+        let history = py.detach(|| self.pad.history(&name)).or_raise(py)?;
+        History::new(py, history)
+    }
+
+    /// Makes an older version current again, as a new version; the versions in between are kept.
+    /// `if_version` is the version the entry is expected to be at now.
+    #[pyo3(signature = (name, version, *, if_version=None, lease=None))]
+    fn restore(
+        &self,
+        py: Python<'_>,
+        name: String,
+        version: u64,
+        if_version: Option<u64>,
+        lease: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
+        let info = py
+            .detach(|| pad.restore(&name, version, if_version))
+            .or_raise(py)?;
+        entry(py, info)
+    }
+
+    /// Compares two entries, or two versions of one, as a unified line diff. Each side is a name
+    /// (its current version) or a `(name, version)` tuple. A cut diff's `continuation` is the
+    /// `cursor` of the next call; `plain` compares JSON as stored text; `budget` caps the reply
+    /// (characters), `context` the lines shown around each change.
+    #[pyo3(signature = (a, b, *, cursor=None, plain=false, budget=None, context=None))]
+    #[expect(
+        clippy::too_many_arguments,
+        reason = "each is a keyword argument in Python"
+    )]
+    fn diff(
+        &self,
+        py: Python<'_>,
+        a: DiffTarget,
+        b: DiffTarget,
+        cursor: Option<String>,
+        plain: bool,
+        budget: Option<usize>,
+        context: Option<usize>,
+    ) -> PyResult<Diff> {
+        let cursor = cursor
+            .as_deref()
+            .map(str::parse::<core::DiffCursor>)
+            .transpose()
+            .or_raise(py)?;
+        let options = core::DiffOptions {
+            cursor,
+            context,
+            budget_chars: budget,
+            plain,
+        };
+        let reply = py
+            .detach(|| self.pad.diff(&a.0, &b.0, &options))
+            .or_raise(py)?;
+        Ok(Diff(reply))
+    }
+
+    /// The lease on `name` as the store sees it now; `None` if nobody ever acquired one.
+    fn lease(&self, py: Python<'_>, name: String) -> PyResult<Option<Lease>> {
+        let lease = py.detach(|| self.pad.lease(&name)).or_raise(py)?;
+        Ok(lease.map(Lease))
+    }
+
+    /// Claims `name` for `holder` for `ttl` ("60s", "10m", seconds, a timedelta) and returns the
+    /// lease with its fencing token: pass `lease=lease.token` to the writes it guards. Someone
+    /// else holding it unexpired is a `Conflict` naming the holder.
+    fn acquire_lease(
+        &self,
+        py: Python<'_>,
+        name: String,
+        holder: String,
+        ttl: TtlArg,
+    ) -> PyResult<Lease> {
+        let ttl = ttl.lease_duration()?;
+        let lease = py
+            .detach(|| self.pad.acquire_lease(&name, &holder, ttl))
+            .or_raise(py)?;
+        Ok(Lease(lease))
+    }
+
+    /// Extends the claim `token` made to `ttl` from now; a `Conflict` once a newer token was issued.
+    fn renew_lease(
+        &self,
+        py: Python<'_>,
+        name: String,
+        token: u64,
+        ttl: TtlArg,
+    ) -> PyResult<Lease> {
+        let ttl = ttl.lease_duration()?;
+        let lease = py
+            .detach(|| self.pad.renew_lease(&name, token, ttl))
+            .or_raise(py)?;
+        Ok(Lease(lease))
+    }
+
+    /// Gives up the claim `token` made, so another holder may acquire the name at once.
+    fn release_lease(&self, py: Python<'_>, name: String, token: u64) -> PyResult<Lease> {
+        let lease = py
+            .detach(|| self.pad.release_lease(&name, token))
+            .or_raise(py)?;
+        Ok(Lease(lease))
+    }
+
+    /// Reads every content of the store back (all sessions) and verifies it.
+    fn check(&self, py: Python<'_>) -> PyResult<CheckReport> {
+        let report = py.detach(|| self.pad.check(&mut |_| {})).or_raise(py)?;
+        CheckReport::new(py, report)
+    }
+
     fn __repr__(&self) -> String {
         format!("Scratchpad(session={:?})", self.pad.session())
+    }
+}
+
+impl Scratchpad {
+    /// This object's engine handle, its changes carrying lease `token` when one is given.
+    fn leased(&self, token: Option<u64>) -> Cow<'_, core::Scratchpad> {
+        match token {
+            Some(_) => Cow::Owned(self.pad.with_lease(token)),
+            None => Cow::Borrowed(&self.pad),
+        }
     }
 }
 

@@ -223,13 +223,22 @@ impl ReadReply {
         self.0.truncated
     }
     /// The keyword arguments of the next read when cut: `pad.read(reply.name, **reply.continuation)`.
+    /// A read of an old version continues on that version (`version` is among them).
     #[getter]
     fn continuation<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
-        self.0
-            .continuation
-            .as_ref()
-            .map(|mode| kwargs_dict(py, mode))
-            .transpose()
+        let Some(mode) = &self.0.continuation else {
+            return Ok(None);
+        };
+        let kwargs = kwargs_dict(py, mode)?;
+        if let Some(version) = self.0.version {
+            kwargs.set_item("version", version)?;
+        }
+        Ok(Some(kwargs))
+    }
+    /// The version read, when it was not the current one (`read(..., version=N)`).
+    #[getter]
+    fn version(&self) -> Option<u64> {
+        self.0.version
     }
     /// Clamping and other remarks.
     #[getter]
@@ -431,6 +440,364 @@ impl OffloadResult {
             "OffloadResult(stored={}, entry={:?})",
             if self.stored { "True" } else { "False" },
             self.entry.as_ref().map(|e| e.get().0.name.clone())
+        )
+    }
+}
+
+/// One version of an entry: the current one or one it keeps. Times are Unix milliseconds.
+#[pyclass(frozen, module = "scratchpad", name = "Version")]
+#[derive(Debug)]
+pub struct Version(pub core::VersionInfo);
+
+#[pymethods]
+impl Version {
+    #[getter]
+    fn version(&self) -> u64 {
+        self.0.version
+    }
+    /// When this version was written.
+    #[getter]
+    fn written_at(&self) -> i64 {
+        self.0.written_at
+    }
+    /// Who wrote it, when known.
+    #[getter]
+    fn author(&self) -> Option<&str> {
+        self.0.author.as_deref()
+    }
+    #[getter]
+    fn kind(&self) -> &str {
+        self.0.kind.as_str()
+    }
+    #[getter]
+    fn bytes(&self) -> u64 {
+        self.0.bytes
+    }
+    #[getter]
+    fn chars(&self) -> u64 {
+        self.0.chars
+    }
+    #[getter]
+    fn lines(&self) -> u64 {
+        self.0.lines
+    }
+    #[getter]
+    fn hash(&self) -> &str {
+        &self.0.hash
+    }
+    /// What the change that produced it did, in one line: `+3 −1 lines`, `restored version 2`;
+    /// `None` for versions written before changes were recorded.
+    #[getter]
+    fn summary(&self) -> Option<String> {
+        self.0.change.as_ref().map(ToString::to_string)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Version(version={}, author={:?}, bytes={}, summary={:?})",
+            self.0.version,
+            self.0.author,
+            self.0.bytes,
+            self.summary()
+        )
+    }
+}
+
+/// An entry's versions, newest first: the current one, then those it keeps. Iterate it for them.
+#[pyclass(frozen, module = "scratchpad", name = "History")]
+#[derive(Debug)]
+pub struct History {
+    entry: Py<EntryInfo>,
+    versions: Vec<Py<Version>>,
+    keeps_history: bool,
+}
+
+impl History {
+    pub fn new(py: Python<'_>, history: core::History) -> PyResult<Self> {
+        Ok(Self {
+            entry: Py::new(py, EntryInfo(history.entry))?,
+            versions: history
+                .versions
+                .into_iter()
+                .map(|version| Py::new(py, Version(version)))
+                .collect::<PyResult<_>>()?,
+            keeps_history: history.keeps_history,
+        })
+    }
+}
+
+#[pymethods]
+impl History {
+    /// The entry as it is now.
+    #[getter]
+    fn entry(&self, py: Python<'_>) -> Py<EntryInfo> {
+        self.entry.clone_ref(py)
+    }
+    #[getter]
+    fn versions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.versions.iter().map(|v| v.clone_ref(py)))
+    }
+    /// Whether changes keep the version they replace (notes do; outputs of tools only when asked).
+    #[getter]
+    fn keeps_history(&self) -> bool {
+        self.keeps_history
+    }
+    fn __len__(&self) -> usize {
+        self.versions.len()
+    }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.versions(py)?.try_iter()?.into_any())
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "History(name={:?}, version={}, versions={})",
+            self.entry.get().0.name,
+            self.entry.get().0.version,
+            self.versions.len()
+        )
+    }
+}
+
+/// One side of a diff: which entry, which version, who wrote it and when (Unix milliseconds).
+#[pyclass(frozen, get_all, module = "scratchpad", name = "DiffSide")]
+#[derive(Debug)]
+pub struct DiffSide {
+    pub name: String,
+    pub version: u64,
+    /// Whether this is the entry's current version.
+    pub current: bool,
+    pub kind: String,
+    pub bytes: u64,
+    pub lines: u64,
+    pub author: Option<String>,
+    pub written_at: i64,
+}
+
+impl From<&core::diff::DiffSide> for DiffSide {
+    fn from(side: &core::diff::DiffSide) -> Self {
+        Self {
+            name: side.name.clone(),
+            version: side.version,
+            current: side.current,
+            kind: side.kind.as_str().to_owned(),
+            bytes: side.bytes,
+            lines: side.lines,
+            author: side.author.clone(),
+            written_at: side.written_at,
+        }
+    }
+}
+
+#[pymethods]
+impl DiffSide {
+    fn __repr__(&self) -> String {
+        format!("DiffSide(name={:?}, version={})", self.name, self.version)
+    }
+}
+
+/// A unified line diff of two entries or two versions. `str()` gives the header, the hunks and,
+/// when the budget cut it, the call that continues it.
+#[pyclass(frozen, module = "scratchpad", name = "Diff")]
+#[derive(Debug)]
+pub struct Diff(pub core::DiffReply);
+
+#[pymethods]
+impl Diff {
+    #[getter]
+    fn a(&self) -> DiffSide {
+        (&self.0.a).into()
+    }
+    #[getter]
+    fn b(&self) -> DiffSide {
+        (&self.0.b).into()
+    }
+    /// Unified hunks (`@@ -a,n +b,m @@`, then ` `, `-` and `+` lines), without a file header.
+    #[getter]
+    fn text(&self) -> &str {
+        &self.0.text
+    }
+    /// The two sides hold the same content.
+    #[getter]
+    fn identical(&self) -> bool {
+        self.0.identical
+    }
+    /// Both sides are JSON and were compared with keys sorted, one value per line.
+    #[getter]
+    fn normalized_json(&self) -> bool {
+        self.0.normalized_json
+    }
+    #[getter]
+    fn added(&self) -> u64 {
+        self.0.added
+    }
+    #[getter]
+    fn removed(&self) -> u64 {
+        self.0.removed
+    }
+    #[getter]
+    fn hunks(&self) -> u64 {
+        self.0.hunks
+    }
+    /// True when the budget cut the diff short.
+    #[getter]
+    fn truncated(&self) -> bool {
+        self.0.truncated
+    }
+    /// When cut, the `cursor` of the call that continues it (`"A:B"`).
+    #[getter]
+    fn continuation(&self) -> Option<String> {
+        self.0.continuation.map(|cursor| cursor.to_string())
+    }
+    #[getter]
+    fn notes(&self) -> Vec<String> {
+        self.0.notes.clone()
+    }
+    /// What differs and which lines this covers, in one line.
+    #[getter]
+    fn summary(&self) -> String {
+        self.0.summary()
+    }
+
+    fn __str__(&self) -> String {
+        self.0.render(&PythonSpeak)
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Diff(a={:?}, b={:?}, added={}, removed={}, truncated={})",
+            (&self.0.a.name, self.0.a.version),
+            (&self.0.b.name, self.0.b.version),
+            self.0.added,
+            self.0.removed,
+            if self.0.truncated { "True" } else { "False" }
+        )
+    }
+}
+
+/// A lease on a name, as the store saw it. Times are Unix milliseconds by the store's clock.
+#[pyclass(frozen, module = "scratchpad", name = "Lease")]
+#[derive(Debug)]
+pub struct Lease(pub core::Lease);
+
+#[pymethods]
+impl Lease {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// Who holds or last held it; `None` once released.
+    #[getter]
+    fn holder(&self) -> Option<&str> {
+        self.0.holder.as_deref()
+    }
+    /// The fencing token: pass it as `lease=` with the writes the lease guards.
+    #[getter]
+    fn token(&self) -> u64 {
+        self.0.token
+    }
+    #[getter]
+    fn acquired_at(&self) -> i64 {
+        self.0.acquired_at
+    }
+    #[getter]
+    fn expires_at(&self) -> i64 {
+        self.0.expires_at
+    }
+    /// `held`, `expired` or `released`.
+    #[getter]
+    fn state(&self) -> &'static str {
+        self.0.state().as_str()
+    }
+    /// Seconds left by the store's clock (0 once expired or released).
+    #[getter]
+    fn remaining(&self) -> f64 {
+        self.0.remaining_ms() as f64 / 1000.0
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "Lease(name={:?}, holder={:?}, token={}, state={:?})",
+            self.0.name,
+            self.0.holder,
+            self.0.token,
+            self.0.state().as_str()
+        )
+    }
+}
+
+/// One damaged content and the `(session, name)` of every entry or kept version it hits.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "CheckProblem")]
+#[derive(Debug)]
+pub struct CheckProblem {
+    pub what: String,
+    pub entries: Vec<(String, String)>,
+}
+
+#[pymethods]
+impl CheckProblem {
+    fn __repr__(&self) -> String {
+        format!(
+            "CheckProblem(what={:?}, entries={:?})",
+            self.what, self.entries
+        )
+    }
+}
+
+/// What `check` read back and what it found damaged.
+#[pyclass(frozen, get_all, module = "scratchpad", name = "CheckReport")]
+#[derive(Debug)]
+pub struct CheckReport {
+    /// Contents read whole and verified.
+    pub blobs: u64,
+    pub chunks: u64,
+    pub bytes: u64,
+    /// Chunks written before checksums were kept: only their hash says they are intact.
+    pub chunks_without_checksum: u64,
+    pub problems: Vec<Py<CheckProblem>>,
+    /// Side files no content refers to (a collection pass removes them), and their bytes.
+    pub unreferenced_files: u64,
+    pub unreferenced_bytes: u64,
+}
+
+impl CheckReport {
+    pub fn new(py: Python<'_>, report: core::CheckReport) -> PyResult<Self> {
+        Ok(Self {
+            blobs: report.blobs,
+            chunks: report.chunks,
+            bytes: report.bytes,
+            chunks_without_checksum: report.chunks_without_checksum,
+            problems: report
+                .problems
+                .into_iter()
+                .map(|problem| {
+                    Py::new(
+                        py,
+                        CheckProblem {
+                            what: problem.what,
+                            entries: problem.entries,
+                        },
+                    )
+                })
+                .collect::<PyResult<_>>()?,
+            unreferenced_files: report.unreferenced_files,
+            unreferenced_bytes: report.unreferenced_bytes,
+        })
+    }
+}
+
+#[pymethods]
+impl CheckReport {
+    /// No damage found.
+    #[getter]
+    fn ok(&self) -> bool {
+        self.problems.is_empty()
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "CheckReport(blobs={}, bytes={}, problems={})",
+            self.blobs,
+            self.bytes,
+            self.problems.len()
         )
     }
 }

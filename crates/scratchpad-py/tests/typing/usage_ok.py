@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Dict, List, Optional
 
-from scratchpad import Conflict, EntryInfo, NotFound, ReadReply, Scratchpad, offloads
+from scratchpad import (
+    CheckReport,
+    Conflict,
+    Diff,
+    EntryInfo,
+    History,
+    Lease,
+    NotFound,
+    ReadReply,
+    Scratchpad,
+    offloads,
+)
 
 
 def session_notes(pad: Scratchpad) -> List[str]:
@@ -36,3 +48,25 @@ def reads(pad: Scratchpad) -> str:
 @offloads(Scratchpad())
 def tool_function(query: str) -> str:
     return query * 1000
+
+
+def versions_and_leases(pad: Scratchpad) -> str:
+    agent = Scratchpad("sqlite:///tmp/pad.db", author="agent-a").with_author("agent-b")
+    lease: Lease = agent.acquire_lease("plan", "agent-b", 60.0)
+    agent.write("plan", "1. profile", lease=lease.token)
+    agent.renew_lease("plan", lease.token, "10m")
+    try:
+        pad.acquire_lease("plan", "agent-c", timedelta(minutes=1))
+    except Conflict as err:
+        holder: Optional[str] = err.holder
+        assert holder is not None
+    current: Optional[Lease] = pad.lease("plan")
+    agent.release_lease("plan", lease.token)
+    history: History = pad.history("plan")
+    authors = [version.author for version in history]
+    old: ReadReply = pad.read("plan", version=history.versions[-1].version, lines=(1, 10))
+    diff: Diff = pad.diff(("plan", 1), "plan", plain=True, budget=2_000)
+    later: Optional[str] = diff.continuation
+    restored: EntryInfo = pad.restore("plan", 1, if_version=history.entry.version)
+    report: CheckReport = pad.check()
+    return str(authors) + old.text + str(diff) + str(later) + str(current) + str(restored) + str(report.ok)

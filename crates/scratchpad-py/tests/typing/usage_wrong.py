@@ -7,3 +7,5 @@ pad.read("log", lines="100-120")
 pad.write("plan")
 count: str = pad.get("plan").bytes
 pad.nonexistent()
+pad.diff("plan", ("plan", "v1"))
+pad.acquire_lease("plan", "agent-a", [60])
