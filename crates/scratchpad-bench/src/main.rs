@@ -26,6 +26,10 @@ struct Args {
     /// Only run scenarios whose name contains this text.
     #[arg(long)]
     only: Option<String>,
+    /// Also offload the log into this PostgreSQL store and grep it (a throwaway database: the
+    /// scenario deletes what it wrote). `scripts/pg-cluster start` prints a URL to use.
+    #[arg(long, value_name = "URL")]
+    pg: Option<String>,
     /// Exit at once: the trivial binary the CLI cold start is compared with.
     #[arg(long, hide = true)]
     noop: bool,
@@ -269,6 +273,11 @@ fn main() -> Result<()> {
     .any(|name| want(name))
     {
         rows.extend(line_profiles(&log, reps, &want)?);
+    }
+    if let Some(url) = &args.pg
+        && want("postgres")
+    {
+        rows.extend(postgres_rows(url, &log, reps)?);
     }
     drop(log);
     if want("json") {
@@ -554,6 +563,48 @@ fn cli_pipe_gig() -> Result<Row> {
             peak / 1024
         ),
     })
+}
+
+/// The log offloaded into PostgreSQL and grepped there, against the targets of the write-path work
+/// (1.5 s and 150 ms for 100 MB).
+fn postgres_rows(url: &str, log: &[u8], reps: usize) -> Result<Vec<Row>> {
+    let pad =
+        Scratchpad::open_with(Some(url), Config::default())?.with_session("bench-postgres")?;
+    let (mut offload, mut grep) = (Vec::new(), Vec::new());
+    let mode = ReadMode::grep("ERROR", 2);
+    for i in 0..reps {
+        // Each repetition new content (a dedup hit would store nothing).
+        let mut content = format!("repetition {i}\n").into_bytes();
+        content.extend_from_slice(log);
+        let name = format!("log{i}");
+        let (t, ()) = time(|| put_named(&pad, &name, &mut content.as_slice()))?;
+        offload.push(t);
+        let (t, _) = time(|| Ok(pad.read(&name, &mode, None)?))?;
+        grep.push(t);
+        pad.delete(&name, None)?;
+    }
+    pad.gc()?;
+    let mb = log.len() / 1_000_000;
+    let target = |name: &str, times: Vec<Duration>, limit: Duration| Row {
+        name: format!("postgres: {name}"),
+        ours: times,
+        baseline_name: format!("target {}", fmt_duration(limit)),
+        baseline: vec![limit],
+        target: Some(1.0),
+        extra: String::new(),
+    };
+    Ok(vec![
+        target(
+            &format!("offload {mb} MB"),
+            offload,
+            Duration::from_millis(1_500),
+        ),
+        target(
+            &format!("grep -C2 ERROR over {mb} MB"),
+            grep,
+            Duration::from_millis(150),
+        ),
+    ])
 }
 
 fn slice_reads(pad: &Scratchpad, dir: &Path, reps: usize) -> Result<Vec<Row>> {
