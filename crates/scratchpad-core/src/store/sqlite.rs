@@ -37,9 +37,9 @@ const STATEMENT_CACHE: usize = 64;
 const RECLAIM_MIN_PAGES: i64 = 2_048;
 /// Pages the write-ahead log takes before it is copied into the database (a checkpoint, which also
 /// syncs both files). Small writes change the same few pages again and again; copying them once
-/// per 8,000 log pages (32 MiB) instead of once per 1,000 cuts what a small offload costs by about a
-/// third. Durability is what `synchronous=NORMAL` in WAL mode defines either way: the log is synced
-/// at checkpoints.
+/// per 8,000 log pages (32 MiB) instead of once per 1,000 cut 10,000 small offloads from 3.2 s to
+/// 2.8 s. Durability is what `synchronous=NORMAL` in WAL mode defines either way: the log is synced
+/// at checkpoints. On a full disk, [`Backend::make_room`] checkpoints early.
 const WAL_AUTOCHECKPOINT_PAGES: u32 = 8_000;
 /// Content larger than this goes to a side file as it streams in (bytes); smaller content is
 /// written into the database with its entry, in one transaction.
