@@ -15,8 +15,8 @@ use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store
 /// Bytes kept to sniff a binary type from magic bytes.
 const SNIFF_BYTES: usize = 8 * 1024;
 /// Text indexed for full-text search: the start and the end of each entry (bytes).
-const SEARCH_HEAD_BYTES: usize = 192 * 1024;
-const SEARCH_TAIL_BYTES: usize = 64 * 1024;
+pub(crate) const SEARCH_HEAD_BYTES: usize = 192 * 1024;
+pub(crate) const SEARCH_TAIL_BYTES: usize = 64 * 1024;
 /// Chunks queued for the JSON shape thread.
 const JSON_QUEUE_CHUNKS: usize = 4;
 /// Content with at most one invalid byte in this many (or at most [`TEXT_MAX_INVALID_BYTES`]) is
@@ -319,21 +319,35 @@ impl<'a> Pass<'a> {
         {
             preview.insert_str(0, &format!("[{note}]\n"));
         }
-        let mut search = String::from_utf8_lossy(&self.search_head).into_owned();
-        if !self.search_tail.is_empty() {
-            let tail: Vec<u8> = self.search_tail.into_iter().collect();
-            search.push_str("\n…\n");
-            search.push_str(&String::from_utf8_lossy(&tail));
-        }
+        let tail: Vec<u8> = self.search_tail.into_iter().collect();
         Ok(Ingested {
             stats,
             kind,
             preview,
             profile,
-            search_text: search,
+            search_text: search_text(&self.search_head, &tail),
             blob,
         })
     }
+}
+
+/// The text of an entry that full-text search sees: its first [`SEARCH_HEAD_BYTES`] and, past
+/// them, its last [`SEARCH_TAIL_BYTES`].
+fn search_text(head: &[u8], tail: &[u8]) -> String {
+    let mut search = String::from_utf8_lossy(head).into_owned();
+    if !tail.is_empty() {
+        search.push_str("\n…\n");
+        search.push_str(&String::from_utf8_lossy(tail));
+    }
+    search
+}
+
+/// What full-text search sees of content longer than one chunk, given its first bytes (at least
+/// [`SEARCH_HEAD_BYTES`]) and its last (at least [`SEARCH_TAIL_BYTES`]): what [`ingest`] keeps of it.
+pub(crate) fn search_text_of_long(head: &[u8], tail: &[u8]) -> String {
+    let head = &head[..head.len().min(SEARCH_HEAD_BYTES)];
+    let tail = &tail[tail.len().saturating_sub(SEARCH_TAIL_BYTES)..];
+    search_text(head, tail)
 }
 
 /// A spawned worker whose value can be waited for (scoped threads in production).

@@ -407,14 +407,14 @@ impl Scratchpad {
     fn store_part(
         &self,
         observation: &Observation,
-        mut bytes: &[u8],
+        bytes: &[u8],
         part_metadata: &Map<String, Value>,
         name: Option<String>,
     ) -> Result<Reference> {
         let mut metadata = small_metadata(&observation.metadata);
         metadata.extend(small_metadata(part_metadata));
-        let entry = self.put(
-            &mut bytes,
+        let entry = self.put_bytes(
+            bytes,
             PutOptions {
                 name,
                 source: Source {

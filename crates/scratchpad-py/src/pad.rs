@@ -363,7 +363,7 @@ impl Scratchpad {
         };
         let info = py
             .detach(|| match source {
-                Source::Memory(bytes) => pad.put(&mut bytes.as_slice(), options()),
+                Source::Memory(bytes) => pad.put_bytes(&bytes, options()),
                 Source::File(path) => {
                     let mut file = std::fs::File::open(&path).map_err(|err| {
                         core::Error::Io(std::io::Error::new(
@@ -371,7 +371,7 @@ impl Scratchpad {
                             format!("cannot open {}: {err}", path.display()),
                         ))
                     })?;
-                    pad.put(&mut file, options())
+                    pad.put_file(&mut file, options())
                 }
             })
             .or_raise(py)?;

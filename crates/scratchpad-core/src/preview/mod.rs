@@ -44,6 +44,16 @@ pub struct PreviewConfig {
     pub json_chars: usize,
 }
 
+impl PreviewConfig {
+    /// Names the previews these settings make with this release's rules: content previewed under
+    /// equal keys has equal previews, so a second copy of stored content takes the stored preview
+    /// (the release is part of the key because the rules change between releases).
+    pub fn key(&self) -> String {
+        let made_by = format!("scratchpad {} {self:?}", env!("CARGO_PKG_VERSION"));
+        blake3::hash(made_by.as_bytes()).to_hex()[..16].to_owned()
+    }
+}
+
 impl Default for PreviewConfig {
     fn default() -> Self {
         Self {

@@ -1,6 +1,7 @@
 //! How content gets in: streamed puts, notes written, appended to and edited, all through one commit.
 
-use std::io::Read;
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 
 use serde::Serialize;
 
@@ -11,10 +12,13 @@ use crate::config::Ttl;
 use crate::error::{ConflictKind, Error, Result};
 use crate::figures::thousands;
 use crate::history::{Change, DELTA_MAX_BYTES};
-use crate::ingest::{Ingested, ingest};
+use crate::ingest::{Ingested, SEARCH_HEAD_BYTES, SEARCH_TAIL_BYTES, ingest, search_text_of_long};
 use crate::model::{EntryInfo, Kind, Source, name_stem, now_ms, validate_name};
 use crate::read::source::{EntryContent, from_io};
-use crate::store::{Entry, EntryWrite, NameChoice, WriteCondition};
+use crate::store::{
+    CHUNK_BYTES, Entry, EntryWrite, NameChoice, Pending, PendingBlob, REUSE_MIN_BYTES,
+    WriteCondition,
+};
 
 /// Largest note an edit rewrites in memory (bytes).
 pub const EDIT_MAX_BYTES: u64 = 64 * 1024 * 1024;
@@ -69,6 +73,7 @@ pub struct EditOutcome {
 }
 
 /// Everything a commit needs besides the content.
+#[derive(Clone)]
 pub(super) struct Commit {
     pub name: NameChoice,
     pub condition: WriteCondition,
@@ -84,41 +89,102 @@ pub(super) struct Commit {
 
 impl Scratchpad {
     /// Stores everything `input` yields, streaming, and returns the new entry.
-    pub fn put(&self, input: &mut dyn Read, opts: PutOptions<'_>) -> Result<EntryInfo> {
-        if let Some(name) = &opts.name {
-            validate_name("name", name)?;
-        }
-        if let Some(turn) = &opts.turn {
-            validate_name("turn", turn)?;
-        }
+    pub fn put(&self, input: &mut dyn Read, mut opts: PutOptions<'_>) -> Result<EntryInfo> {
+        validate_put(&opts)?;
         let ingested = ingest(
             self.store.as_ref(),
             input,
             &self.config.preview,
-            opts.progress,
+            opts.progress.take(),
         )?;
-        let keeps_history =
-            opts.keep_history || (opts.name.is_some() && opts.source.tool.is_none());
-        let name = match opts.name {
-            Some(name) => NameChoice::Given(name),
-            None => NameChoice::Auto {
-                stem: name_stem(opts.source.tool.as_deref().unwrap_or("put")),
+        self.commit(ingested, put_commit(opts))
+    }
+
+    /// Stores a file's content, from where it is read next to its end, like [`Scratchpad::put`];
+    /// content stored already costs one read to hash it, not a write.
+    pub fn put_file(&self, file: &mut File, opts: PutOptions<'_>) -> Result<EntryInfo> {
+        self.put_rereadable(Rereadable::File(file), opts)
+    }
+
+    /// Stores bytes held in memory, like [`Scratchpad::put`]; content stored already costs a hash.
+    pub fn put_bytes(&self, bytes: &[u8], opts: PutOptions<'_>) -> Result<EntryInfo> {
+        self.put_rereadable(Rereadable::Bytes(bytes), opts)
+    }
+
+    fn put_rereadable(
+        &self,
+        mut input: Rereadable<'_>,
+        mut opts: PutOptions<'_>,
+    ) -> Result<EntryInfo> {
+        validate_put(&opts)?;
+        let mut progress = opts.progress.take();
+        let commit = put_commit(opts);
+        if let Some((ingested, bytes)) = self.stored_already(&mut input)? {
+            let hash = ingested.stats.hash.clone();
+            match self.commit(ingested, commit.clone()) {
+                Ok(info) => {
+                    if let Some(report) = progress.as_mut() {
+                        report(bytes);
+                    }
+                    return Ok(info);
+                }
+                // Collected between the lookup and the commit: stored again below, from the input.
+                Err(_)
+                    if self
+                        .store
+                        .reusable(&hash, &self.config.preview.key())?
+                        .is_none() => {}
+                Err(err) => return Err(err),
+            }
+        }
+        let ingested = ingest(
+            self.store.as_ref(),
+            &mut input,
+            &self.config.preview,
+            progress,
+        )?;
+        self.commit(ingested, commit)
+    }
+
+    /// The input as a write of content stored already, with how many bytes it has, when it is large,
+    /// content of its size is stored, and its hash finds an entry whose preview this store's
+    /// settings made. Reads the input through to hash it; the caller rewinds it if this says no.
+    fn stored_already(&self, input: &mut Rereadable<'_>) -> Result<Option<(Ingested, u64)>> {
+        let Some(len) = input.len()? else {
+            return Ok(None);
+        };
+        if len < REUSE_MIN_BYTES || !self.store.holds_size(len)? {
+            return Ok(None);
+        }
+        let Some(read) = input.hash(len)? else {
+            return Ok(None);
+        };
+        // UTF-16 is stored transcoded, under the hash of its UTF-8 form.
+        if read.head.starts_with(&[0xFF, 0xFE]) || read.head.starts_with(&[0xFE, 0xFF]) {
+            return Ok(None);
+        }
+        let Some(reused) = self
+            .store
+            .reusable(&read.hash, &self.config.preview.key())?
+        else {
+            return Ok(None);
+        };
+        let search_text = match reused.kind {
+            Kind::Binary => String::new(),
+            Kind::Text | Kind::Json => search_text_of_long(&read.head, &read.tail),
+        };
+        let ingested = Ingested {
+            stats: reused.stats,
+            kind: reused.kind,
+            preview: reused.preview,
+            profile: reused.profile,
+            search_text,
+            blob: PendingBlob {
+                chunks: Vec::new(),
+                content: Pending::Stored,
             },
         };
-        self.commit(
-            ingested,
-            Commit {
-                name,
-                condition: opts.condition.unwrap_or(WriteCondition::Any),
-                source: opts.source,
-                meta: opts.meta,
-                turn: opts.turn,
-                ttl: opts.ttl,
-                pinned: opts.pinned,
-                change: Change::Written { lines: None },
-                keeps_history,
-            },
-        )
+        Ok(Some((ingested, len)))
     }
 
     /// The one funnel of every write: resolves the lifetime, commits, and keeps the store in bounds.
@@ -142,6 +208,7 @@ impl Scratchpad {
             condition: commit.condition,
             search_text: ingested.search_text,
             profile: ingested.profile,
+            preview_key: Some(self.config.preview.key()),
             stats: ingested.stats,
             now,
             writer: self.writer(),
@@ -395,6 +462,137 @@ impl Scratchpad {
 }
 
 /// The lifetime an entry has left, so that rewriting it does not extend it.
+fn validate_put(opts: &PutOptions<'_>) -> Result<()> {
+    if let Some(name) = &opts.name {
+        validate_name("name", name)?;
+    }
+    if let Some(turn) = &opts.turn {
+        validate_name("turn", turn)?;
+    }
+    Ok(())
+}
+
+/// What a put commits besides its content.
+fn put_commit(opts: PutOptions<'_>) -> Commit {
+    let keeps_history = opts.keep_history || (opts.name.is_some() && opts.source.tool.is_none());
+    let name = match opts.name {
+        Some(name) => NameChoice::Given(name),
+        None => NameChoice::Auto {
+            stem: name_stem(opts.source.tool.as_deref().unwrap_or("put")),
+        },
+    };
+    Commit {
+        name,
+        condition: opts.condition.unwrap_or(WriteCondition::Any),
+        source: opts.source,
+        meta: opts.meta,
+        turn: opts.turn,
+        ttl: opts.ttl,
+        pinned: opts.pinned,
+        change: Change::Written { lines: None },
+        keeps_history,
+    }
+}
+
+/// An input that can be read twice, whose size is known before it is read.
+enum Rereadable<'a> {
+    File(&'a mut File),
+    Bytes(&'a [u8]),
+}
+
+/// What hashing an input found.
+struct Hashed {
+    hash: String,
+    /// Its first [`SEARCH_HEAD_BYTES`] (all of it when shorter) and last [`SEARCH_TAIL_BYTES`].
+    head: Vec<u8>,
+    tail: Vec<u8>,
+}
+
+/// Bytes read at a time to hash a file: measured fastest with blake3's single-threaded hasher.
+const HASH_READ_BYTES: usize = 1024 * 1024;
+
+// The search text of reused content is built as ingest builds it for content of several chunks.
+const _: () = assert!(REUSE_MIN_BYTES > CHUNK_BYTES as u64);
+
+impl Rereadable<'_> {
+    /// Bytes left to read, if known: a file that is not a regular file (a pipe) has no size.
+    fn len(&mut self) -> Result<Option<u64>> {
+        match self {
+            Self::Bytes(bytes) => Ok(Some(bytes.len() as u64)),
+            Self::File(file) => {
+                let meta = file.metadata().map_err(from_io)?;
+                if !meta.is_file() {
+                    return Ok(None);
+                }
+                let at = file.stream_position().map_err(from_io)?;
+                Ok(Some(meta.len().saturating_sub(at)))
+            }
+        }
+    }
+
+    /// Hashes the next `len` bytes and goes back to where it started; `None` if the input did not
+    /// have exactly that many (a file that changed meanwhile is stored as it is read next).
+    fn hash(&mut self, len: u64) -> Result<Option<Hashed>> {
+        let file = match self {
+            Self::Bytes(bytes) => {
+                let head = &bytes[..bytes.len().min(SEARCH_HEAD_BYTES)];
+                let tail = &bytes[bytes.len().saturating_sub(SEARCH_TAIL_BYTES)..];
+                return Ok(Some(Hashed {
+                    hash: blake3::hash(bytes).to_hex().to_string(),
+                    head: head.to_vec(),
+                    tail: tail.to_vec(),
+                }));
+            }
+            Self::File(file) => file,
+        };
+        let start = file.stream_position().map_err(from_io)?;
+        let mut hasher = blake3::Hasher::new();
+        let mut buf = vec![0; HASH_READ_BYTES];
+        let mut head = Vec::new();
+        let mut tail = Vec::new();
+        let mut total = 0u64;
+        loop {
+            let n = match file.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(from_io(e)),
+            };
+            let data = &buf[..n];
+            hasher.update(data);
+            total += n as u64;
+            if head.len() < SEARCH_HEAD_BYTES {
+                let take = (SEARCH_HEAD_BYTES - head.len()).min(n);
+                head.extend_from_slice(&data[..take]);
+            }
+            keep_last(&mut tail, data, SEARCH_TAIL_BYTES);
+        }
+        file.seek(SeekFrom::Start(start)).map_err(from_io)?;
+        Ok((total == len).then(|| Hashed {
+            hash: hasher.finalize().to_hex().to_string(),
+            head,
+            tail,
+        }))
+    }
+}
+
+/// Keeps in `tail` the last `keep` bytes of everything passed to it.
+fn keep_last(tail: &mut Vec<u8>, data: &[u8], keep: usize) {
+    let data = &data[data.len().saturating_sub(keep)..];
+    let overflow = (tail.len() + data.len()).saturating_sub(keep);
+    tail.drain(..overflow.min(tail.len()));
+    tail.extend_from_slice(data);
+}
+
+impl Read for Rereadable<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        match self {
+            Self::File(file) => file.read(buf),
+            Self::Bytes(bytes) => bytes.read(buf),
+        }
+    }
+}
+
 pub(super) fn remaining(expires_at: Option<i64>, now: i64) -> Ttl {
     match expires_at {
         Some(at) => Ttl::After((at - now).max(1)),

@@ -20,6 +20,11 @@ use crate::preview::TextProfile;
 /// Target size of a stored chunk (bytes). Text chunks end on a character boundary, so a few bytes less.
 pub const CHUNK_BYTES: usize = 256 * 1024;
 
+/// Inputs of at least this many bytes are hashed before they are stored when content of their exact
+/// size is stored already, so that a second copy costs a hash instead of a write (the index
+/// `blobs_large_by_size` holds blobs from this size on; the two must agree).
+pub const REUSE_MIN_BYTES: u64 = 1024 * 1024;
+
 /// One piece of a blob, with where it starts in bytes, characters and lines (newlines before it).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Chunk {
@@ -124,6 +129,19 @@ pub enum Pending {
     },
     /// In a side file, named by its hash when committed; removed if dropped before.
     File(side::TempFile),
+    /// Stored already, under the hash of the write's [`BlobStats`] (found by [`Store::reusable`]).
+    /// The commit fails if it was collected since; nothing was written to undo.
+    Stored,
+}
+
+/// What a write of content that is stored already takes instead of reading it: the blob's facts, and
+/// the kind, preview and profile of an entry that holds it, made under the same preview key.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Reusable {
+    pub stats: BlobStats,
+    pub kind: Kind,
+    pub preview: String,
+    pub profile: Option<TextProfile>,
 }
 
 /// How a name is chosen for a new entry.
@@ -174,6 +192,9 @@ pub struct EntryWrite {
     pub search_text: String,
     /// What the preview saw of text content.
     pub profile: Option<TextProfile>,
+    /// The rules and settings the preview was made with ([`crate::preview::PreviewConfig::key`]):
+    /// a later write of the same content under the same key takes this entry's preview.
+    pub preview_key: Option<String>,
     pub stats: BlobStats,
     pub now: i64,
     pub writer: Writer,
@@ -323,6 +344,12 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn begin_blob(&self) -> Result<Box<dyn BlobWriter + '_>>;
     /// Atomically stores the content (deduplicated by hash) and creates or replaces the entry.
     fn commit(&self, write: &EntryWrite, blob: PendingBlob) -> Result<Entry>;
+    /// Whether content of exactly `bytes` bytes is stored (asked of large inputs only: the index
+    /// behind it holds blobs of [`REUSE_MIN_BYTES`] or more). Only then is an input worth hashing
+    /// before it is stored.
+    fn holds_size(&self, bytes: u64) -> Result<bool>;
+    /// The content with this hash, if stored, with an entry's preview made under `preview_key`.
+    fn reusable(&self, hash: &str, preview_key: &str) -> Result<Option<Reusable>>;
     /// Looks an entry up by name, then by id, within the session. Expired entries are not found.
     fn entry(&self, session: &str, key: &str, now: i64) -> Result<Option<Entry>>;
     /// Records a read (for LRU eviction).

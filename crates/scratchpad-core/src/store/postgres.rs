@@ -197,6 +197,10 @@ impl Backend for Postgres {
                 20261125140000,
                 include_str!("../../migrations/postgres/20261125140000_search_in_batches.sql"),
             ),
+            (
+                20261125160000,
+                include_str!("../../migrations/postgres/20261125160000_previews_reused.sql"),
+            ),
         ],
         search: SearchSql {
             // The 'simple' configuration neither stems nor drops stop words, like SQLite's unicode61.

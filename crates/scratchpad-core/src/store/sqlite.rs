@@ -262,6 +262,10 @@ impl Backend for Sqlite {
                 20261125140000,
                 include_str!("../../migrations/sqlite/20261125140000_search_in_batches.sql"),
             ),
+            (
+                20261125160000,
+                include_str!("../../migrations/sqlite/20261125160000_previews_reused.sql"),
+            ),
         ],
         search: SearchSql {
             index_pending: &[

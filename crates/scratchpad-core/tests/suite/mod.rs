@@ -14,6 +14,7 @@ mod postgres;
 mod previews;
 mod reads;
 mod references;
+mod reuse;
 mod sessions;
 mod side_files;
 mod summaries;

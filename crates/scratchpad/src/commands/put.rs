@@ -1,7 +1,6 @@
 //! `put`: store stdin or a file.
 
 use std::fs::File;
-use std::io::Read;
 
 use anyhow::Context as _;
 use scratchpad_core::{PutOptions, Source, WriteCondition};
@@ -17,37 +16,40 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
         Some(text) => parse_meta(text)?,
     };
     let ttl = parse_ttl_flag(args.keep.ttl.as_deref())?;
-    let (mut input, total): (Box<dyn Read>, Option<u64>) = match &args.file {
+    let mut file = match &args.file {
         Some(path) => {
             if path.is_dir() {
                 anyhow::bail!("{} is a directory; pass a file to --file", path.display());
             }
-            let file =
-                File::open(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let len = file.metadata().ok().map(|m| m.len());
-            (Box::new(file), len)
+            Some(File::open(path).with_context(|| format!("cannot read {}", path.display()))?)
         }
-        None => (Box::new(std::io::stdin().lock()), None),
+        None => None,
     };
+    let total = file
+        .as_ref()
+        .and_then(|file| file.metadata().ok())
+        .map(|m| m.len());
     let mut progress = Progress::new(ctx.json, total);
     let mut on_progress = |bytes: u64| progress.update(bytes);
-    let info = ctx.pad.with_lease(args.lease).put(
-        &mut input,
-        PutOptions {
-            name: args.name,
-            source: Source {
-                tool: args.tool,
-                ..Source::default()
-            },
-            meta,
-            turn: args.turn,
-            ttl,
-            pinned: args.keep.pin,
-            condition: args.if_version.map(WriteCondition::IfVersion),
-            keep_history: args.keep_history,
-            progress: Some(&mut on_progress),
+    let options = PutOptions {
+        name: args.name,
+        source: Source {
+            tool: args.tool,
+            ..Source::default()
         },
-    )?;
+        meta,
+        turn: args.turn,
+        ttl,
+        pinned: args.keep.pin,
+        condition: args.if_version.map(WriteCondition::IfVersion),
+        keep_history: args.keep_history,
+        progress: Some(&mut on_progress),
+    };
+    let pad = ctx.pad.with_lease(args.lease);
+    let info = match &mut file {
+        Some(file) => pad.put_file(file, options)?,
+        None => pad.put(&mut std::io::stdin().lock(), options)?,
+    };
     progress.finish();
     if ctx.json {
         let value = entry_json(ctx, &info);

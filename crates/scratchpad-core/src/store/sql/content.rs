@@ -5,9 +5,11 @@ use std::sync::Mutex;
 
 use super::{Backend, Conn, Dialect, Fail, Param, SqlStore};
 use crate::error::{Error, Result};
+use crate::model::Kind;
 use crate::store::side::TempFile;
 use crate::store::{
-    BlobStats, BlobWriter, Chunk, ChunkPos, Locate, Pending, PendingBlob, checksum,
+    BlobStats, BlobWriter, Chunk, ChunkPos, Locate, Pending, PendingBlob, REUSE_MIN_BYTES,
+    Reusable, checksum,
 };
 
 /// Receives a blob's content: in memory until it passes [`Backend::SPILL_BYTES`], then into a side
@@ -193,6 +195,11 @@ fn abandoned() -> Fail {
     ))
 }
 
+/// Why a write that reused stored content failed: a collection pass removed the content between
+/// the lookup and the commit (its last entry was deleted meanwhile).
+pub(crate) const VANISHED: &str =
+    "the stored content this write reused was collected while it ran; run it again";
+
 /// Refreshes a staging blob so no collection pass takes it; fails if one already did.
 fn keep_staged(c: &mut dyn Conn, dialect: &Dialect, staged: i64) -> Result<(), Fail> {
     let sql = format!(
@@ -233,6 +240,7 @@ pub(super) enum SettlingContent<'p> {
     Memory(&'p [Vec<u8>]),
     Staged(i64),
     File(&'p Mutex<Option<TempFile>>),
+    Stored,
 }
 
 /// Stores the content once: reuses a blob with the same hash, else makes the pending content a
@@ -254,6 +262,7 @@ pub(super) fn settle_blob(
         return Ok(id);
     }
     let (id, external) = match &pending.content {
+        SettlingContent::Stored => return Err(Fail::App(Error::Storage(VANISHED.into()))),
         SettlingContent::Staged(staged) => {
             keep_staged(c, dialect, *staged)?;
             (*staged, false)
@@ -341,6 +350,58 @@ pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Re
 }
 
 impl<B: Backend> SqlStore<B> {
+    pub(super) fn holds_size(&self, bytes: u64) -> Result<bool> {
+        // The bound repeats the partial index's own, so that the index serves the query.
+        let sql = format!(
+            "SELECT 1 FROM blobs WHERE bytes = ?1 AND bytes >= {REUSE_MIN_BYTES} AND state = 1 LIMIT 1"
+        );
+        self.read(|c| {
+            c.first(&sql, &[Param::count(bytes)], |_| Ok(()))
+                .map(|found| found.is_some())
+        })
+    }
+
+    pub(super) fn reusable(&self, hash: &str, preview_key: &str) -> Result<Option<Reusable>> {
+        self.read(|c| {
+            c.first(
+                "SELECT b.bytes, b.chars, b.lines, b.chunks, b.mime, e.kind, e.preview, e.profile \
+                 FROM blobs b JOIN entries e ON e.blob = b.id \
+                 WHERE b.hash = ?1 AND b.state = 1 AND e.preview_key = ?2 LIMIT 1",
+                &[Param::Text(hash), Param::Text(preview_key)],
+                |r| {
+                    let chunks = u32::try_from(r.int(3)?).unwrap_or(u32::MAX);
+                    Ok((
+                        BlobStats {
+                            hash: hash.to_owned(),
+                            bytes: r.count(0)?,
+                            chars: r.count(1)?,
+                            lines: r.count(2)?,
+                            chunks,
+                            mime: r.opt_text(4)?,
+                        },
+                        r.text(5)?,
+                        r.text(6)?,
+                        r.opt_text(7)?,
+                    ))
+                },
+            )
+        })
+        .map(|found| {
+            // A row the engine cannot read is no reason to fail a write: it is read again instead.
+            found.and_then(|(stats, kind, preview, profile)| {
+                Some(Reusable {
+                    stats,
+                    kind: Kind::parse(&kind).ok()?,
+                    preview,
+                    profile: match profile {
+                        Some(json) => Some(serde_json::from_str(&json).ok()?),
+                        None => None,
+                    },
+                })
+            })
+        })
+    }
+
     /// Whether a committed blob holds this content.
     pub(super) fn has_blob(&self, hash: &str) -> Result<bool> {
         self.read(|c| {
@@ -504,6 +565,7 @@ impl<B: Backend> SqlStore<B> {
         let content = match &blob.content {
             Pending::Memory(data) => SettlingContent::Memory(data),
             Pending::Staged { id, .. } => SettlingContent::Staged(*id),
+            Pending::Stored => SettlingContent::Stored,
             Pending::File(_) => unreachable!("taken out above"),
         };
         Ok(Settling {

@@ -11,7 +11,8 @@ use std::fmt;
 
 use super::{
     BlobWriter, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
-    ListFilter, Locate, NameChoice, Page, PendingBlob, SearchHit, Store, WriteCondition, Writer,
+    ListFilter, Locate, NameChoice, Page, PendingBlob, Reusable, SearchHit, Store, WriteCondition,
+    Writer,
 };
 use crate::error::{ConflictKind, Error, Result};
 use crate::history::{Change, History, HistoryPolicy, VersionInfo};
@@ -736,6 +737,7 @@ fn commit_entry(
         Param::OptText(write.writer.author.as_deref()),
         Param::OptText(summary.as_deref()),
         Param::Bool(write.keeps_history),
+        Param::OptText(write.preview_key.as_deref()),
         // What the entry's row does not hold but a reader needs of its blob.
         Param::Int(i64::from(write.stats.chunks)),
         Param::OptText(write.stats.mime.as_deref()),
@@ -758,8 +760,9 @@ fn commit_entry(
                     "UPDATE entries SET kind = ?2, blob = ?3, bytes = ?4, chars = ?5, lines = ?6, hash = ?7, \
                      preview = ?8, tool = ?9, source = ?10, meta = ?11, turn = ?12, updated_at = ?13, \
                      accessed_at = ?13, expires_at = ?14, pinned = ?15, profile = ?16, author = ?17, \
-                     summary = ?18, keeps_history = ?19, version = version + 1 WHERE rowid = ?1 RETURNING ",
-                    returned_entry!("?20", "?21")
+                     summary = ?18, keeps_history = ?19, preview_key = ?20, version = version + 1 \
+                     WHERE rowid = ?1 RETURNING ",
+                    returned_entry!("?21", "?22")
                 ),
                 &params,
                 entry_from_row,
@@ -781,10 +784,10 @@ fn commit_entry(
                 concat!(
                     "INSERT INTO entries (session, name, id, kind, blob, bytes, chars, lines, hash, preview, tool, \
                      source, meta, turn, created_at, updated_at, accessed_at, expires_at, pinned, profile, \
-                     author, summary, keeps_history, version) \
+                     author, summary, keeps_history, preview_key, version) \
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?15, ?15, ?16, \
-                     ?17, ?18, ?19, ?20, ?21, 1) RETURNING ",
-                    returned_entry!("?22", "?23")
+                     ?17, ?18, ?19, ?20, ?21, ?22, 1) RETURNING ",
+                    returned_entry!("?23", "?24")
                 ),
                 &params,
                 entry_from_row,
@@ -915,6 +918,14 @@ impl<B: Backend> Store for SqlStore<B> {
             let _ = self.remove_doomed_files();
         }
         result
+    }
+
+    fn holds_size(&self, bytes: u64) -> Result<bool> {
+        SqlStore::holds_size(self, bytes)
+    }
+
+    fn reusable(&self, hash: &str, preview_key: &str) -> Result<Option<Reusable>> {
+        SqlStore::reusable(self, hash, preview_key)
     }
 
     fn entry(&self, session: &str, key: &str, now: i64) -> Result<Option<Entry>> {
