@@ -93,6 +93,8 @@ impl SideFiles {
             file,
             flushed: false,
             dir: self.dir.clone(),
+            unsynced: 0,
+            writeback: None,
         })
     }
 
@@ -195,6 +197,9 @@ impl SideFiles {
     }
 }
 
+/// Bytes written to a side file between two requests to write it out in the background.
+const WRITEBACK_BYTES: u64 = 8 << 20;
+
 /// A side file being written. Dropped without being adopted, it is removed.
 #[derive(Debug)]
 pub struct TempFile {
@@ -202,6 +207,62 @@ pub struct TempFile {
     file: File,
     flushed: bool,
     dir: PathBuf,
+    /// Bytes written since the last request to write them out.
+    unsynced: u64,
+    writeback: Option<Writeback>,
+}
+
+/// A thread that makes what a side file holds so far durable while its writer goes on reading,
+/// hashing and previewing: the flush at the end then waits for the last part only, instead of the
+/// disk writing the whole file after the CPU work is done.
+#[derive(Debug)]
+struct Writeback {
+    /// Requests, at most one waiting (a request made while one waits asks for nothing more).
+    wake: Option<std::sync::mpsc::SyncSender<()>>,
+    /// The first error of a background flush: an error reported once to any handle of the file
+    /// must reach the final flush.
+    thread: Option<std::thread::JoinHandle<std::io::Result<()>>>,
+}
+
+impl Writeback {
+    fn start(file: &File) -> std::io::Result<Self> {
+        let file = file.try_clone()?;
+        let (wake, requests) = std::sync::mpsc::sync_channel::<()>(1);
+        let thread = std::thread::Builder::new()
+            .name("side-file writeback".into())
+            .spawn(move || {
+                while requests.recv().is_ok() {
+                    file.sync_data()?;
+                }
+                Ok(())
+            })?;
+        Ok(Self {
+            wake: Some(wake),
+            thread: Some(thread),
+        })
+    }
+
+    fn request(&self) {
+        if let Some(wake) = &self.wake {
+            let _ = wake.try_send(());
+        }
+    }
+
+    /// Waits for the flush under way, if any; its error, if one failed.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.wake = None;
+        match self.thread.take().map(std::thread::JoinHandle::join) {
+            Some(Ok(result)) => result,
+            Some(Err(_)) => Err(std::io::Error::other("the side-file writeback thread panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Writeback {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
 }
 
 impl TempFile {
@@ -215,13 +276,29 @@ impl TempFile {
                     self.path.display()
                 ))
             }
-        })
+        })?;
+        self.unsynced += data.len() as u64;
+        if self.unsynced >= WRITEBACK_BYTES {
+            self.unsynced = 0;
+            if self.writeback.is_none() {
+                // Without the thread, the flush at the end writes everything: slower, as correct.
+                self.writeback = Writeback::start(&self.file).ok();
+            }
+            if let Some(writeback) = &self.writeback {
+                writeback.request();
+            }
+        }
+        Ok(())
     }
 
     /// Makes the content durable (once).
     pub fn flush(&mut self) -> Result<()> {
         if !self.flushed {
-            self.file.sync_data().map_err(|e| {
+            let background = match self.writeback.as_mut() {
+                Some(writeback) => writeback.finish(),
+                None => Ok(()),
+            };
+            background.and_then(|()| self.file.sync_data()).map_err(|e| {
                 if is_disk_full(&e) {
                     Error::DiskFull(self.dir.display().to_string())
                 } else {
