@@ -1,15 +1,17 @@
 //! Streaming ingestion: one pass over the input that cuts chunks, hashes, counts, detects the kind and
 //! builds the preview, with memory bounded by a few chunks whatever the input size.
 
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io::{ErrorKind, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::error::Result;
 use crate::model::Kind;
 use crate::preview::{
-    JsonShape, PreviewConfig, TextPreviewBuilder, TextProfile, binary_preview, json_shape,
-    sniff_mime,
+    JsonShape, PreviewConfig, TextPreview, TextPreviewBuilder, TextProfile, binary_preview,
+    json_shape, sniff_mime,
 };
 use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store};
 /// Bytes kept to sniff a binary type from magic bytes.
@@ -19,6 +21,8 @@ pub(crate) const SEARCH_HEAD_BYTES: usize = 192 * 1024;
 pub(crate) const SEARCH_TAIL_BYTES: usize = 64 * 1024;
 /// Chunks queued for the JSON shape thread.
 const JSON_QUEUE_CHUNKS: usize = 4;
+/// Chunks of text queued for the preview thread.
+const PREVIEW_QUEUE_CHUNKS: usize = 4;
 /// Content with at most one invalid byte in this many (or at most [`TEXT_MAX_INVALID_BYTES`]) is
 /// text that is nearly UTF-8 (a Latin-1 name in a log, a cut multi-byte character): it stays text,
 /// the bad bytes read as U+FFFD. More, any NUL byte, or the magic bytes of a binary format, and it
@@ -74,16 +78,15 @@ pub(crate) fn ingest(
     };
     let writer = store.begin_blob()?;
     std::thread::scope(|scope| {
-        let mut pass = Pass::new(writer, config);
+        let mut pass = Pass::new(writer, config, scope);
         pass.decoded_from = utf16.map(|encoding| encoding.name().to_owned());
-        pass.run(input, progress, |rx| {
-            let budget = config.json_chars;
-            scope.spawn(move || json_shape(ChannelReader::new(rx), budget).ok().flatten())
-        })
+        pass.run(input, progress)
     })
 }
 
-struct Pass<'a> {
+struct Pass<'a, 'scope, 'env> {
+    scope: &'scope Scope<'scope, 'env>,
+    config: &'env PreviewConfig,
     /// Where the chunks go; dropped unfinished (on an error), it removes what it wrote.
     writer: Box<dyn BlobWriter + 'a>,
     hasher: blake3::Hasher,
@@ -100,15 +103,35 @@ struct Pass<'a> {
     last_byte: Option<u8>,
     first_bytes: Vec<u8>,
     first_non_ws: Option<u8>,
-    text: TextPreviewBuilder,
+    text: TextSide<'scope>,
     search_head: Vec<u8>,
     search_tail: VecDeque<u8>,
     json: Option<SyncSender<Vec<u8>>>,
+    json_worker: Option<ScopedJoinHandle<'scope, Option<JsonShape>>>,
 }
 
-impl<'a> Pass<'a> {
-    fn new(writer: Box<dyn BlobWriter + 'a>, config: &PreviewConfig) -> Self {
+/// Where the text preview is built: here for the first chunk, on a thread of its own from the
+/// second on, so that a large input is previewed on one core while it is read, hashed and written
+/// on the other.
+enum TextSide<'scope> {
+    Here(Box<TextPreviewBuilder>),
+    Worker {
+        pieces: SyncSender<String>,
+        done: ScopedJoinHandle<'scope, TextPreview>,
+    },
+    /// For a moment, while the builder moves to its thread.
+    Moving,
+}
+
+impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
+    fn new(
+        writer: Box<dyn BlobWriter + 'a>,
+        config: &'env PreviewConfig,
+        scope: &'scope Scope<'scope, 'env>,
+    ) -> Self {
         Self {
+            scope,
+            config,
             writer,
             hasher: blake3::Hasher::new(),
             pending: vec![0; CHUNK_BYTES],
@@ -123,24 +146,20 @@ impl<'a> Pass<'a> {
             last_byte: None,
             first_bytes: Vec::new(),
             first_non_ws: None,
-            text: TextPreviewBuilder::new(config),
+            text: TextSide::Here(Box::new(TextPreviewBuilder::new(config))),
             search_head: Vec::new(),
             search_tail: VecDeque::new(),
             json: None,
+            json_worker: None,
         }
     }
 
-    fn run<J>(
+    fn run(
         mut self,
         input: &mut dyn Read,
         mut progress: Option<&mut dyn FnMut(u64)>,
-        spawn_json: impl FnOnce(Receiver<Vec<u8>>) -> J,
-    ) -> Result<Ingested>
-    where
-        J: JoinLike,
-    {
-        let mut json_worker = None;
-        let mut spawn_json = Some(spawn_json);
+    ) -> Result<Ingested> {
+        let mut json_possible = true;
         loop {
             // `pending` stays CHUNK_BYTES long; `filled` marks how much of it holds input.
             let start = self.filled;
@@ -160,13 +179,16 @@ impl<'a> Pass<'a> {
                     .copied()
                     .find(|b| !b.is_ascii_whitespace());
                 if matches!(self.first_non_ws, Some(b'{' | b'[')) {
-                    if let Some(spawn) = spawn_json.take() {
+                    if std::mem::take(&mut json_possible) {
                         let (tx, rx) = sync_channel(JSON_QUEUE_CHUNKS);
                         self.json = Some(tx);
-                        json_worker = Some(spawn(rx));
+                        let budget = self.config.json_chars;
+                        self.json_worker = Some(self.scope.spawn(move || {
+                            json_shape(ChannelReader::new(rx), budget).ok().flatten()
+                        }));
                     }
                 } else if self.first_non_ws.is_some() {
-                    spawn_json = None;
+                    json_possible = false;
                 }
             }
             if self.filled == CHUNK_BYTES {
@@ -192,7 +214,10 @@ impl<'a> Pass<'a> {
         }
         // Closing the channel ends the JSON document for the worker.
         self.json = None;
-        let json_shape = json_worker.and_then(JoinLike::join_value);
+        let json_shape = self
+            .json_worker
+            .take()
+            .and_then(|worker| worker.join().ok().flatten());
         self.finish(json_shape)
     }
 
@@ -205,21 +230,22 @@ impl<'a> Pass<'a> {
         if !self.has_nul && memchr::memchr(0, &data).is_some() {
             self.has_nul = true;
         }
-        // Characters and lines are counted once, by the preview builder's scan, on the text as
-        // readers decode it (chunk by chunk, invalid bytes as U+FFFD); binary content has neither,
-        // and its chunks are found by bytes only.
-        let (chars_before, newlines_before) = (self.text.chars(), self.text.newlines());
+        // Characters and lines are counted on the text as readers decode it (chunk by chunk,
+        // invalid bytes as U+FFFD); binary content has neither, and its chunks are found by bytes
+        // only.
+        let (mut chars, mut newlines) = (0, 0);
         if !self.is_binary() {
-            match std::str::from_utf8(&data) {
-                Ok(text) => self.text.push(text),
+            let text = match std::str::from_utf8(&data) {
+                Ok(text) => Cow::Borrowed(text),
                 Err(_) => {
                     self.invalid_bytes += invalid_utf8_bytes(&data);
-                    self.text.push(&String::from_utf8_lossy(&data));
+                    String::from_utf8_lossy(&data)
                 }
-            }
+            };
+            chars = count_chars(&text);
+            newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+            self.preview(text);
         }
-        let chars = self.text.chars() - chars_before;
-        let newlines = self.text.newlines() - newlines_before;
         if !self.is_binary() {
             self.keep_search_text(&data);
         }
@@ -236,6 +262,32 @@ impl<'a> Pass<'a> {
         self.chars += chars;
         self.newlines += newlines;
         self.writer.push(chunk)
+    }
+
+    /// Hands the next piece of text to the preview builder: here while it is the first, else to
+    /// the builder's own thread (started with the second piece).
+    fn preview(&mut self, text: Cow<'_, str>) {
+        if let TextSide::Here(_) = self.text
+            && self.seq > 0
+            && let TextSide::Here(mut builder) = std::mem::replace(&mut self.text, TextSide::Moving)
+        {
+            let (pieces, queue) = sync_channel::<String>(PREVIEW_QUEUE_CHUNKS);
+            let done = self.scope.spawn(move || {
+                for piece in queue {
+                    builder.push(&piece);
+                }
+                builder.finish()
+            });
+            self.text = TextSide::Worker { pieces, done };
+        }
+        match &mut self.text {
+            TextSide::Here(builder) => builder.push(&text),
+            TextSide::Worker { pieces, .. } => {
+                // The worker ends only when this side closes the queue.
+                let _ = pieces.send(text.into_owned());
+            }
+            TextSide::Moving => unreachable!("the builder is in place between calls"),
+        }
     }
 
     /// Binary so far: a NUL byte, or more invalid bytes than nearly-UTF-8 text has.
@@ -292,7 +344,15 @@ impl<'a> Pass<'a> {
                 blob,
             });
         }
-        let text = self.text.finish();
+        let text = match self.text {
+            TextSide::Here(builder) => builder.finish(),
+            TextSide::Worker { pieces, done } => {
+                drop(pieces);
+                done.join()
+                    .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+            }
+            TextSide::Moving => unreachable!("the builder is in place between calls"),
+        };
         let kind = if json_shape.is_some() {
             Kind::Json
         } else {
@@ -350,15 +410,24 @@ pub(crate) fn search_text_of_long(head: &[u8], tail: &[u8]) -> String {
     search_text(head, tail)
 }
 
-/// A spawned worker whose value can be waited for (scoped threads in production).
-trait JoinLike {
-    fn join_value(self) -> Option<JsonShape>;
-}
-
-impl JoinLike for std::thread::ScopedJoinHandle<'_, Option<JsonShape>> {
-    fn join_value(self) -> Option<JsonShape> {
-        self.join().ok().flatten()
+/// Characters of `text`: its bytes less those that continue a character (`0b10xx_xxxx`), counted
+/// eight at a time.
+fn count_chars(text: &str) -> u64 {
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let bytes = text.as_bytes();
+    let mut words = bytes.chunks_exact(8);
+    let mut continuing = 0u64;
+    for word in &mut words {
+        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
+        // Bit 7 set and bit 6 clear, each byte's verdict in its bit 7.
+        continuing += u64::from((w & !(w << 1) & HIGH).count_ones());
     }
+    continuing += words
+        .remainder()
+        .iter()
+        .filter(|&&b| b & 0xC0 == 0x80)
+        .count() as u64;
+    bytes.len() as u64 - continuing
 }
 
 /// Bytes of `data` that are not part of a valid UTF-8 sequence (each reads as one U+FFFD or is
@@ -425,7 +494,24 @@ impl Read for ChannelReader {
 
 #[cfg(test)]
 mod tests {
-    use super::char_cut;
+    use super::{char_cut, count_chars};
+
+    #[test]
+    fn characters_are_counted_as_rust_counts_them() {
+        for text in [
+            "",
+            "a",
+            "aé€😀",
+            &"naïve café — 😀 ok\n".repeat(37),
+            &"x".repeat(65),
+        ] {
+            for start in 0..text.len().min(9) {
+                if let Some(part) = text.get(start..) {
+                    assert_eq!(count_chars(part), part.chars().count() as u64, "{part:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn cuts_never_split_characters() {

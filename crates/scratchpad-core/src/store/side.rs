@@ -253,7 +253,9 @@ impl Writeback {
         self.wake = None;
         match self.thread.take().map(std::thread::JoinHandle::join) {
             Some(Ok(result)) => result,
-            Some(Err(_)) => Err(std::io::Error::other("the side-file writeback thread panicked")),
+            Some(Err(_)) => Err(std::io::Error::other(
+                "the side-file writeback thread panicked",
+            )),
             None => Ok(()),
         }
     }
@@ -298,16 +300,18 @@ impl TempFile {
                 Some(writeback) => writeback.finish(),
                 None => Ok(()),
             };
-            background.and_then(|()| self.file.sync_data()).map_err(|e| {
-                if is_disk_full(&e) {
-                    Error::DiskFull(self.dir.display().to_string())
-                } else {
-                    Error::Storage(format!(
-                        "cannot flush the side file {}: {e}",
-                        self.path.display()
-                    ))
-                }
-            })?;
+            background
+                .and_then(|()| self.file.sync_data())
+                .map_err(|e| {
+                    if is_disk_full(&e) {
+                        Error::DiskFull(self.dir.display().to_string())
+                    } else {
+                        Error::Storage(format!(
+                            "cannot flush the side file {}: {e}",
+                            self.path.display()
+                        ))
+                    }
+                })?;
             self.flushed = true;
         }
         Ok(())

@@ -292,3 +292,37 @@ proptest! {
         ranges_read_forwards(&summarize(text.as_bytes(), &options).unwrap().render())?;
     }
 }
+
+/// A stored input of many chunks (previewed on a thread of its own from the second chunk on) has
+/// the preview, characters and lines of its whole text previewed at once, with characters of
+/// several bytes across every chunk boundary and bytes that are not UTF-8.
+#[test]
+fn a_large_input_is_previewed_as_its_whole_text() {
+    let (_store, pad) = crate::common::pad();
+    let mut content = Vec::new();
+    for i in 0..60_000u32 {
+        let line = match i % 9_973 {
+            17 => format!("2026-11-21T10:00:01Z ERROR upstream {i} failed: naïve café — 😀\n"),
+            42 => format!("2026-11-21T10:00:01Z WARN slow request {i} ⏱\n"),
+            _ => format!("2026-11-21T10:00:01Z INFO worker {i}: ünïcödé ok ✓\n"),
+        };
+        content.extend_from_slice(line.as_bytes());
+        if i == 31_000 {
+            content.extend_from_slice(b"latin-1 \xe9t\xe9\n");
+        }
+    }
+    assert!(content.len() > 3 << 20, "many chunks");
+    let stored = crate::common::put(&pad, "big", &content);
+    let text = String::from_utf8_lossy(&content);
+    let whole = text_preview(&text, &PreviewConfig::default());
+    assert_eq!(stored.chars, text.chars().count() as u64);
+    assert_eq!(stored.lines, 60_001);
+    // The stored preview starts with a note on the bytes that are not UTF-8.
+    let note_end = stored.preview.find('\n').unwrap() + 1;
+    assert!(
+        stored.preview.starts_with("[2 bytes are not valid UTF-8"),
+        "{}",
+        stored.preview
+    );
+    assert_eq!(&stored.preview[note_end..], whole.text);
+}

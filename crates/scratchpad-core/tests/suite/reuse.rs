@@ -75,7 +75,10 @@ fn a_second_copy_is_the_first_in_every_fact(backend: Backend) {
         assert!(content.len() > 1_048_576, "{label} must be large");
         let mut file = temp_file(content);
         let (first, reports) = put_file(&pad, &format!("{label}_first"), &mut file);
-        assert!(reports > 1, "{label}: the first copy is read chunk by chunk");
+        assert!(
+            reports > 1,
+            "{label}: the first copy is read chunk by chunk"
+        );
         assert_eq!(first.kind, kind);
         let mut file = temp_file(content);
         let (second, reports) = put_file(&pad, &format!("{label}_second"), &mut file);
@@ -117,7 +120,9 @@ fn a_second_copy_is_the_first_in_every_fact(backend: Backend) {
     assert_eq!(found, ["log_first", "log_second", "log_third"]);
     // Deleting the first leaves the copies whole.
     pad.delete("log_first", None).unwrap();
-    let hit = pad.read("log_second", &ReadMode::grep("ERROR", 0), None).unwrap();
+    let hit = pad
+        .read("log_second", &ReadMode::grep("ERROR", 0), None)
+        .unwrap();
     assert!(hit.text.contains("39990:"), "{}", hit.text);
 }
 
