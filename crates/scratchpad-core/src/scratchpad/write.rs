@@ -148,7 +148,7 @@ impl Scratchpad {
 
     /// The input as a write of content stored already, with how many bytes it has, when it is large,
     /// content of its size is stored, and its hash finds an entry whose preview this store's
-    /// settings made. Reads the input through to hash it; the caller rewinds it if this says no.
+    /// settings made. Hashing reads the input through, then goes back to where it started.
     fn stored_already(&self, input: &mut Rereadable<'_>) -> Result<Option<(Ingested, u64)>> {
         let Some(len) = input.len()? else {
             return Ok(None);
