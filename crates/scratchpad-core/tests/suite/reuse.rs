@@ -163,6 +163,16 @@ fn a_file_is_stored_from_where_it_stands(backend: Backend) {
     let mut prefixed = b"a header line that is not stored\n".to_vec();
     prefixed.extend_from_slice(log.as_bytes());
     let (first, _) = put_file(&pad, "whole", &mut temp_file(log.as_bytes()));
+    // Content of the same size but another hash is hashed, then read again from where it was.
+    let other = log.replacen("ERROR", "error", 1);
+    assert_eq!(other.len(), log.len());
+    let mut file = temp_file(other.as_bytes());
+    let (different, reports) = put_file(&pad, "other", &mut file);
+    assert!(reports > 1, "stored from the input");
+    assert_ne!(different.hash, first.hash);
+    assert_eq!(different.bytes, first.bytes);
+    let read = pad.read("other", &ReadMode::grep("error worker", 0), None).unwrap();
+    assert!(read.text.starts_with("30000:"), "{}", read.text);
     let mut file = temp_file(&prefixed);
     file.seek(SeekFrom::Start(33)).unwrap();
     let (rest, reports) = put_file(&pad, "rest", &mut file);
