@@ -31,6 +31,9 @@ use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqA
 
 use super::binary::thousands;
 
+#[cfg(test)]
+mod corpus;
+
 /// Read buffer in front of the input (bytes); serde_json reads byte by byte.
 const READ_BUFFER_BYTES: usize = 64 * 1024;
 
@@ -1430,6 +1433,40 @@ mod tests {
 
     fn preview_value(value: &Value) -> String {
         preview(&value.to_string()).unwrap()
+    }
+
+    /// What a preview run gave, for snapshots and comparisons.
+    fn outcome(shape: Option<JsonShape>) -> String {
+        match shape {
+            None => "not JSON".to_owned(),
+            Some(shape) => format!("{}\nqueries: {}", shape.preview, shape.queries.join(" ; ")),
+        }
+    }
+
+    /// The corpus's previews, first recorded with serde_json driving the fold: a change to what
+    /// is accepted or shown for any of its documents shows up here.
+    #[test]
+    fn corpus_previews() {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (i, case) in corpus::corpus().into_iter().enumerate() {
+            let shown: String = case
+                .doc
+                .escape_ascii()
+                .to_string()
+                .chars()
+                .take(70)
+                .collect();
+            let shape = json_shape(case.doc.as_slice(), case.budget).unwrap();
+            let _ = writeln!(
+                out,
+                "── #{i}, {} bytes, budget {}: {shown}\n{}",
+                case.doc.len(),
+                case.budget,
+                outcome(shape)
+            );
+        }
+        insta::assert_snapshot!("corpus", out);
     }
 
     #[test]
