@@ -1,31 +1,34 @@
 //! Shape previews of JSON documents, computed while streaming.
 //!
 //! Stored documents can be 100 MB–1 GB, so the document is never built in
-//! memory: serde_json drives a visitor that folds every value into a bounded
-//! summary (`Slot` tree) and skips what the summary cannot use. The tree is
-//! bounded by constants (tracked depth, keys per object, samples per array),
-//! not by the document.
+//! memory: a streaming parser ([`parser`]) drives a serde visitor that folds
+//! every value into a bounded summary (`Slot` tree) and skips what the summary
+//! cannot use. The tree is bounded by constants (tracked depth, keys per
+//! object, samples per array), not by the document.
 //!
 //! Values at the same position are merged: all items of an array share one
 //! summary, so `[{"id": 1}, {"id": 2}]` is described once as
 //! "object{1}" with `"id": number 1..2`.
 //!
 //! Nesting depth is not limited: only the first `TRACK_DEPTH` levels are
-//! visited recursively; deeper values are skipped by serde_json's iterative
+//! visited recursively; deeper values are skipped by the parser's iterative
 //! `IgnoredAny` path, which has no recursion limit, so even a document nested
 //! 100,000 levels deep gets a preview.
 //!
 //! Known memory exceptions (transient, proportional to one value): a single
-//! huge string at a tracked level is buffered whole by serde_json to report
-//! its length, and skipping deep nesting costs one byte per level.
+//! huge string at a tracked level is buffered whole to report its length, and
+//! skipping deep nesting costs one byte per level.
 //!
-//! Numbers outside the f64 range (e.g. `1e400`) at tracked levels make
-//! serde_json reject the document, so it is previewed as text.
+//! What the parser accepts is what serde_json accepts when it drives the same
+//! fold, which it did before: numbers outside the f64 range (e.g. `1e400`), a
+//! lone surrogate escape or invalid UTF-8 in a string at tracked levels make the
+//! document not JSON, so it is previewed as text; in skipped values only the
+//! syntax counts.
 
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
-use std::io::{self, BufReader, Read};
+use std::io::{self, Read};
 
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -33,9 +36,9 @@ use super::binary::thousands;
 
 #[cfg(test)]
 mod corpus;
-
-/// Read buffer in front of the input (bytes); serde_json reads byte by byte.
-const READ_BUFFER_BYTES: usize = 64 * 1024;
+#[cfg(test)]
+mod differential;
+mod parser;
 
 /// Levels summarised below the root (levels). Values at this depth report
 /// only type and size; their contents are skipped. Array items count as a
@@ -123,8 +126,16 @@ pub struct JsonShape {
 
 /// [`json_shape_preview`] with the queries worth suggesting for the document.
 pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<JsonShape>> {
-    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input);
-    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let mut parser = parser::Parser::new(input);
+    match fold(&mut parser).and_then(|root| parser.end().map(|()| root)) {
+        Ok(root) => Ok(Some(shape(&root, budget_chars))),
+        Err(parser::Error::Io(error)) => Err(error),
+        Err(parser::Error::Invalid) => Ok(None),
+    }
+}
+
+/// Folds the one value `deserializer` holds into a summary.
+fn fold<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Slot, D::Error> {
     let mut root = Slot::default();
     let budget = Budget {
         slots_left: Cell::new(MAX_TRACKED_SLOTS),
@@ -138,16 +149,14 @@ pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<Js
         ids: None,
         kinds: None,
     };
-    match seed
-        .deserialize(&mut deserializer)
-        .and_then(|()| deserializer.end())
-    {
-        Ok(()) => Ok(Some(JsonShape {
-            preview: render(&root, budget_chars),
-            queries: queries(&root),
-        })),
-        Err(error) if error.is_io() => Err(error.into()),
-        Err(_) => Ok(None),
+    seed.deserialize(deserializer)?;
+    Ok(root)
+}
+
+fn shape(root: &Slot, budget_chars: usize) -> JsonShape {
+    JsonShape {
+        preview: render(root, budget_chars),
+        queries: queries(root),
     }
 }
 
