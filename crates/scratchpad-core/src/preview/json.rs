@@ -399,7 +399,7 @@ impl Sample {
             | (Sample::Array, Sample::Array)
             | (Sample::Object, Sample::Object) => true,
             (Sample::Bool(a), Sample::Bool(b)) => a == b,
-            (Sample::Num(a), Sample::Num(b)) => a.to_string() == b.to_string(),
+            (Sample::Num(a), Sample::Num(b)) => a.prints_like(*b),
             (Sample::Str(a), Sample::Str(b)) => a.text == b.text,
             _ => false,
         }
@@ -452,6 +452,23 @@ impl Samples {
 }
 
 impl NumVal {
+    /// Whether the two are shown alike, found without formatting them (this runs for every item
+    /// of an array of numbers): integers of the same value, floats of the same bits (`{:?}` tells
+    /// every f64 apart, -0.0 included, and JSON has no NaN), never an integer and a float (a float
+    /// is shown with a "." or an exponent).
+    fn prints_like(self, other: NumVal) -> bool {
+        match (self, other) {
+            (Self::I64(a), Self::I64(b)) => a == b,
+            (Self::U64(a), Self::U64(b)) => a == b,
+            (Self::I64(a), Self::U64(b)) | (Self::U64(b), Self::I64(a)) => {
+                u64::try_from(a) == Ok(b)
+            }
+            (Self::F64(a), Self::F64(b)) => a.to_bits() == b.to_bits(),
+            (Self::F64(_), Self::I64(_) | Self::U64(_))
+            | (Self::I64(_) | Self::U64(_), Self::F64(_)) => false,
+        }
+    }
+
     fn as_f64(self) -> f64 {
         match self {
             Self::I64(i) => i as f64,
@@ -1990,7 +2007,26 @@ mod tests {
         })
     }
 
+    fn arb_num() -> impl Strategy<Value = NumVal> {
+        prop_oneof![
+            any::<i64>().prop_map(NumVal::I64),
+            any::<u64>().prop_map(NumVal::U64),
+            (-3i64..3).prop_map(NumVal::I64),
+            (0u64..3).prop_map(NumVal::U64),
+            any::<f64>()
+                .prop_filter("JSON numbers are finite", |f| f.is_finite())
+                .prop_map(NumVal::F64),
+            prop::sample::select(vec![0.0, -0.0, 1.0, 1e16, 1e300, 5e-324]).prop_map(NumVal::F64),
+        ]
+    }
+
     proptest! {
+        #[test]
+        fn numbers_print_alike_exactly_when_their_text_is_the_same(a in arb_num(), b in arb_num()) {
+            prop_assert_eq!(a.prints_like(b), a.to_string() == b.to_string(), "{} {}", a, b);
+            prop_assert!(a.prints_like(a));
+        }
+
         #[test]
         fn any_json_value_is_previewed_within_budget(value in arb_json(), budget in 0usize..3_000) {
             let doc = value.to_string();
