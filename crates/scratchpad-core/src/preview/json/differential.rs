@@ -1,23 +1,256 @@
-//! The preview's parser side by side with serde_json, which drove the same fold before it: for
-//! every document, read in pieces of any size, both accept the same documents, give the same
-//! preview and queries, and fail on the same I/O errors.
+//! The preview's parser and fold side by side with the implementation they replaced, kept here as
+//! the oracle: serde_json's reader path driving a serde visitor through the document (the same
+//! leaves record what it hands them). For every document, read in pieces of any size, both accept
+//! the same documents, give the same preview and queries, and fail on the same I/O errors.
 
+use std::fmt;
 use std::io::{self, BufReader, Read};
 
 use proptest::prelude::*;
-use serde::de::IgnoredAny;
+use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::corpus::{self, Rng};
-use super::{JsonShape, fold, json_shape, shape};
+use super::parser::Str;
+use super::{
+    ArrStats, Budget, JsonShape, Kind, NumVal, OUTLINE_DEPTH, ObjStats, Place, Sample, Slot,
+    TRACK_DEPTH, json_shape, resolve_key, shape, update_range,
+};
 
 /// The preview as it was made before the parser: serde_json's reader path driving the fold.
 fn json_shape_by_serde_json(input: impl Read, budget: usize) -> io::Result<Option<JsonShape>> {
     let reader = BufReader::with_capacity(64 * 1024, input);
     let mut deserializer = serde_json::Deserializer::from_reader(reader);
-    match fold(&mut deserializer).and_then(|root| deserializer.end().map(|()| root)) {
-        Ok(root) => Ok(Some(shape(&root, budget))),
+    let mut root = Slot::default();
+    let seed = ValueSeed {
+        place: Place::root(&mut root),
+        budget: &Budget::new(),
+    };
+    match seed
+        .deserialize(&mut deserializer)
+        .and_then(|()| deserializer.end())
+    {
+        Ok(()) => Ok(Some(shape(&root, budget))),
         Err(error) if error.is_io() => Err(error.into()),
         Err(_) => Ok(None),
+    }
+}
+
+/// Folds one value into its place.
+struct ValueSeed<'a> {
+    place: Place<'a>,
+    budget: &'a Budget,
+}
+
+impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
+    type Value = ();
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
+        deserializer.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ValueSeed<'_> {
+    type Value = ();
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("any JSON value")
+    }
+
+    fn visit_unit<E>(self) -> Result<(), E> {
+        self.place.null();
+        Ok(())
+    }
+
+    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+        self.place.bool(value);
+        Ok(())
+    }
+
+    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
+        self.place.number(NumVal::I64(value));
+        Ok(())
+    }
+
+    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
+        self.place.number(NumVal::U64(value));
+        Ok(())
+    }
+
+    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
+        self.place.number(NumVal::F64(value));
+        Ok(())
+    }
+
+    fn visit_str<E>(self, value: &str) -> Result<(), E> {
+        self.place.string(Str {
+            text: value,
+            ascii: false,
+        });
+        Ok(())
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let ValueSeed {
+            place:
+                Place {
+                    slot,
+                    depth,
+                    sample,
+                    kinds,
+                    ..
+                },
+            budget,
+        } = self;
+        if let Some(kinds) = kinds {
+            kinds.record(Kind::Array);
+        }
+        let tracked = depth < TRACK_DEPTH;
+        let arr = slot.arr.get_or_insert_with(|| {
+            Box::new(ArrStats {
+                tracked,
+                ..ArrStats::default()
+            })
+        });
+        let mut len = 0u64;
+        if tracked {
+            let ArrStats {
+                items,
+                values,
+                ids,
+                kinds,
+                ..
+            } = &mut **arr;
+            while seq
+                .next_element_seed(ValueSeed {
+                    place: Place {
+                        slot: items,
+                        depth: depth + 1,
+                        sample: Some(values),
+                        ids: Some(ids),
+                        kinds: Some(kinds),
+                    },
+                    budget,
+                })?
+                .is_some()
+            {
+                len += 1;
+            }
+        } else {
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                len += 1;
+            }
+        }
+        update_range(&mut arr.count, &mut arr.min_len, &mut arr.max_len, len);
+        if let Some(samples) = sample {
+            samples.record(Sample::Array);
+        }
+        Ok(())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        let ValueSeed {
+            place:
+                Place {
+                    slot,
+                    depth,
+                    sample,
+                    mut ids,
+                    kinds,
+                },
+            budget,
+        } = self;
+        // Which keys this object has, for its array's kinds.
+        let mut key_set = 0u64;
+        let tracked = depth < TRACK_DEPTH;
+        let obj = slot.obj.get_or_insert_with(|| {
+            Box::new(ObjStats {
+                tracked,
+                ..ObjStats::default()
+            })
+        });
+        let mut len = 0u64;
+        if tracked {
+            let mut hint = 0;
+            while let Some(found) = map.next_key_seed(KeySeed {
+                obj,
+                hint,
+                outline: depth < OUTLINE_DEPTH,
+                budget,
+            })? {
+                len += 1;
+                key_set |= 1 << found.unwrap_or(63).min(63);
+                match found.and_then(|i| obj.keys.get_mut(i).map(|entry| (i, entry))) {
+                    Some((i, entry)) => {
+                        hint = i + 1;
+                        entry.present += 1;
+                        let sample = match (ids.as_deref_mut(), entry.id_field) {
+                            (Some(ids), Some(field)) => ids.get_mut(field),
+                            _ => None,
+                        };
+                        map.next_value_seed(ValueSeed {
+                            place: Place {
+                                slot: &mut entry.slot,
+                                depth: depth + 1,
+                                sample,
+                                ids: None,
+                                kinds: None,
+                            },
+                            budget,
+                        })?;
+                    }
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+        } else {
+            while map.next_key::<IgnoredAny>()?.is_some() {
+                map.next_value::<IgnoredAny>()?;
+                len += 1;
+            }
+        }
+        update_range(&mut obj.count, &mut obj.min_keys, &mut obj.max_keys, len);
+        if let Some(kinds) = kinds {
+            kinds.record(Kind::Object(if tracked { key_set } else { 0 }));
+        }
+        if let Some(samples) = sample {
+            samples.record(Sample::Object);
+        }
+        Ok(())
+    }
+}
+
+/// Resolves a key to its tracked entry.
+struct KeySeed<'a> {
+    obj: &'a mut ObjStats,
+    hint: usize,
+    outline: bool,
+    budget: &'a Budget,
+}
+
+impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeySeed<'_> {
+    type Value = Option<usize>;
+
+    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
+        formatter.write_str("an object key")
+    }
+
+    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
+        Ok(resolve_key(
+            self.obj,
+            self.hint,
+            self.outline,
+            self.budget,
+            key,
+        ))
     }
 }
 
@@ -76,8 +309,14 @@ fn assert_same(doc: &[u8], budget: usize, sizes: &[usize]) {
     let expected = outcome(json_shape_by_serde_json(doc, budget));
     let got = outcome(json_shape(Pieces::new(doc, sizes), budget));
     assert_eq!(got, expected, "{} in pieces {sizes:?}", doc.escape_ascii());
-    // An error after the first bytes: both give up reading at the same place.
-    for cut in [doc.len() / 3, doc.len().saturating_sub(1)] {
+    // An error after the first bytes: both give up reading at the same place. Every place, for
+    // short documents.
+    let cuts: Vec<usize> = if doc.len() <= 64 {
+        (0..doc.len()).collect()
+    } else {
+        vec![doc.len() / 3, doc.len() - 1]
+    };
+    for cut in cuts {
         let failing = || Pieces {
             fail: true,
             ..Pieces::new(&doc[..cut], sizes)
@@ -141,6 +380,23 @@ fn strings_and_numbers_are_checked_where_they_are_read() {
             .unwrap()
             .is_some()
     );
+}
+
+/// Regression: a string cut short by an I/O error after a byte that is not UTF-8, or inside a
+/// character, was refused as not JSON, where serde_json goes on reading and meets the error.
+#[test]
+fn io_errors_are_met_where_serde_json_meets_them() {
+    for doc in [
+        b"\"\xff\\\"\"".as_slice(),
+        "\"é中😀\u{2028}\"".as_bytes(),
+        b"[\"\xc3\xa9\"]",
+        b"[1 \xc3\xa9]",
+        b"{\"\xe4\xb8\xad\": 1}",
+    ] {
+        for sizes in SIZES {
+            assert_same(doc, 500, sizes);
+        }
+    }
 }
 
 #[test]

@@ -1,29 +1,29 @@
-//! The JSON parser behind the shape preview: a serde `Deserializer` over any `Read`, reading
-//! through one fixed buffer, so that a 1 GB document costs the same memory as a small one.
+//! The JSON parser behind the shape preview: a pull parser over any `Read`, reading through one
+//! fixed buffer, so that a 1 GB document costs the same memory as a small one.
 //!
-//! It accepts exactly what serde_json's `from_reader` accepts when it drives the same fold, and
-//! hands the fold the same values; serde_json is what the preview used before, and the tests hold
-//! the two side by side. It is faster where the fold lets it be:
+//! The fold asks for the next value, item or key and reads or skips it; what is checked depends on
+//! which, exactly as serde_json checks what it reads (`deserialize_any`) and what it ignores
+//! (`IgnoredAny`), since serde_json drove the fold before and its previews are kept:
 //!
-//! - Strings are scanned eight bytes at a time and handed out borrowed from the buffer when they
-//!   hold no escape and do not straddle a refill; serde_json's reader path copies every byte.
-//! - Numbers the fold reads take a fast path for integers and plain decimals whose value is exact
-//!   (an integer below 2^53 divided by a power of ten is correctly rounded, which is what either
-//!   of serde_json's float parsers returns); any other number is handed to serde_json itself.
-//! - Values the fold skips are only checked for syntax, in a loop with a stack of open brackets,
-//!   so that nesting depth costs one byte per level and no recursion.
+//! - [`Parser::read_str`] refuses control characters, bad escapes, lone surrogates (`\ud800`
+//!   alone) and invalid UTF-8; [`Parser::read_number`] refuses numbers beyond f64 and gives the
+//!   value serde_json gives (u64, i64, or f64).
+//! - [`Parser::skip_value`] checks JSON syntax, control characters and escapes only, in a loop
+//!   with a stack of open brackets, so that nesting depth costs one byte per level and no
+//!   recursion.
 //!
-//! What is checked where is serde_json's: a value read with `deserialize_any`, and every key of an
-//! object read that way, must be UTF-8 without lone surrogates (`\ud800` alone), and its numbers
-//! must fit an f64; a value read with `deserialize_ignored_any` is only checked for JSON syntax,
-//! control characters in strings, and escapes, as serde_json's `IgnoredAny` is.
+//! It is faster than serde_json's reader path where the fold lets it be: the buffer's UTF-8 is
+//! checked once per read and strings without escapes are lent from it, found eight bytes at a
+//! time; an expected key is matched on its raw bytes; common numbers take a fast path that gives
+//! serde_json's exact value (an integer below 2^53 divided by a power of ten is correctly rounded,
+//! which is what either of serde_json's float parsers returns), and anything else is handed to
+//! serde_json. A byte-by-byte parse would stop reading where this one does: on an I/O error, both
+//! give the same answer.
 
 use std::fmt;
 use std::io::{self, Read};
 
-use serde::de::{self, DeserializeSeed, Visitor};
-
-/// Input read at a time (bytes): a few pages, small enough to stay in the L2 cache.
+/// Input read at a time (bytes): small enough to stay in the L2 cache.
 const BUFFER_BYTES: usize = 64 * 1024;
 
 /// Digits of a number the fast path reads: 18 always fit a u64 (decimal digits).
@@ -48,23 +48,6 @@ pub(super) enum Error {
     Io(io::Error),
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Invalid => f.write_str("not a JSON document"),
-            Self::Io(error) => error.fmt(f),
-        }
-    }
-}
-
-impl std::error::Error for Error {}
-
-impl de::Error for Error {
-    fn custom<T: fmt::Display>(_: T) -> Self {
-        Self::Invalid
-    }
-}
-
 impl From<io::Error> for Error {
     fn from(error: io::Error) -> Self {
         Self::Io(error)
@@ -83,15 +66,27 @@ impl From<serde_json::Error> for Error {
 
 type Result<T> = std::result::Result<T, Error>;
 
-/// Reads one JSON document from `input`; `&mut Parser` is the serde `Deserializer`, and
-/// [`Parser::end`] checks that nothing but whitespace follows the document.
+/// Reads one JSON document from `input`, value by value; [`Parser::end`] checks that nothing but
+/// whitespace follows it.
 pub(super) struct Parser<R> {
     input: R,
-    buf: Box<[u8]>,
-    /// Next byte to read in `buf`.
+    /// The input read and not yet parsed past, checked as UTF-8 once, so that strings are lent
+    /// from it without a check each: the check of a whole buffer (about 30 GB/s on ASCII) costs
+    /// less than the calls for the strings in it. Bytes that are not UTF-8 are replaced by `?`
+    /// (one for one, and the syntax stays the same: neither is anything outside a string, both
+    /// are plain inside one) and listed in `invalid`.
+    text: String,
+    /// Next byte to read in `text`.
     pos: usize,
-    /// End of the input held in `buf`.
+    /// End of `text`.
     end: usize,
+    /// Where `text` holds `?` in place of bytes that are not UTF-8, in order.
+    invalid: Vec<usize>,
+    /// The start of a character cut by the end of a read, held for the next one.
+    carry: Vec<u8>,
+    /// An error met while reading after a `carry`, returned once the carry is parsed (which may
+    /// end the document first, as it would byte by byte).
+    pending_error: Option<io::Error>,
     /// A string that straddles a refill or holds escapes, decoded.
     scratch: Vec<u8>,
     /// The brackets open in a value being skipped (`[` or `{`).
@@ -112,9 +107,12 @@ impl<R: Read> Parser<R> {
     pub(super) fn new(input: R) -> Self {
         Self {
             input,
-            buf: vec![0; BUFFER_BYTES].into_boxed_slice(),
+            text: String::new(),
             pos: 0,
             end: 0,
+            invalid: Vec::new(),
+            carry: Vec::new(),
+            pending_error: None,
             scratch: Vec::new(),
             open: Vec::new(),
         }
@@ -128,20 +126,167 @@ impl<R: Read> Parser<R> {
         }
     }
 
+    /// The next value's type. An array's `[`, an object's `{`, a string's opening quote and a
+    /// literal are consumed; a number is left for [`Parser::read_number`] or
+    /// [`Parser::skip_value`].
+    #[inline(always)]
+    pub(super) fn next_value(&mut self) -> Result<Token> {
+        let token = match self.peek_token()?.ok_or(Error::Invalid)? {
+            b'"' => Token::String,
+            b'-' | b'0'..=b'9' => return Ok(Token::Number),
+            b'[' => Token::Array,
+            b'{' => Token::Object,
+            b'n' => return self.literal(b"null").map(|()| Token::Null),
+            b't' => return self.literal(b"true").map(|()| Token::Bool(true)),
+            b'f' => return self.literal(b"false").map(|()| Token::Bool(false)),
+            _ => return Err(Error::Invalid),
+        };
+        self.pos += 1;
+        Ok(token)
+    }
+
+    /// Whether an array whose `[` is consumed has another item (`first`: its first); consumes
+    /// the `,` before it, or the closing `]`.
+    #[inline(always)]
+    pub(super) fn next_item(&mut self, first: bool) -> Result<bool> {
+        match self.peek_token()? {
+            Some(b']') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            // Whatever it is, the item's own parse checks it.
+            Some(_) if first => Ok(true),
+            Some(b',') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            _ => Err(Error::Invalid),
+        }
+    }
+
+    /// Whether an object whose `{` is consumed has another key (`first`: its first); consumes
+    /// the `,` before it and the key's opening quote, or the closing `}`.
+    #[inline(always)]
+    pub(super) fn next_key(&mut self, first: bool) -> Result<bool> {
+        match self.peek_token()? {
+            Some(b'}') => {
+                self.pos += 1;
+                return Ok(false);
+            }
+            Some(b'"') if first => {}
+            Some(b',') if !first => {
+                self.pos += 1;
+                if self.peek_token()? != Some(b'"') {
+                    return Err(Error::Invalid);
+                }
+            }
+            _ => return Err(Error::Invalid),
+        }
+        self.pos += 1;
+        Ok(true)
+    }
+
+    /// Consumes the key whose opening quote is consumed if it is `name` as it stands, closing
+    /// quote included; `name` holds no quote, backslash or control character. This is how
+    /// the keys of objects that repeat are matched, without decoding them.
+    #[inline(always)]
+    pub(super) fn key_is(&mut self, name: &[u8]) -> bool {
+        let len = name.len();
+        match self.text.as_bytes().get(self.pos..=self.pos + len) {
+            Some(raw)
+                if raw[len] == b'"'
+                    && same_bytes(&raw[..len], name)
+                    && !self.has_invalid(self.pos, self.pos + len) =>
+            {
+                self.pos += len + 1;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Consumes the `:` after a key.
+    #[inline(always)]
+    pub(super) fn colon(&mut self) -> Result<()> {
+        self.expect(b':')
+    }
+
     /// Reads more input once the buffer is used up; false at the end of the input.
     #[cold]
     fn refill(&mut self) -> io::Result<bool> {
         debug_assert_eq!(self.pos, self.end);
+        if let Some(error) = self.pending_error.take() {
+            return Err(error);
+        }
+        let mut bytes = std::mem::take(&mut self.text).into_bytes();
+        self.pos = 0;
+        self.end = 0;
+        self.invalid.clear();
+        // Reads until a whole character came, or the input ended.
         loop {
-            match self.input.read(&mut self.buf) {
-                Ok(n) => {
-                    self.pos = 0;
-                    self.end = n;
-                    return Ok(n > 0);
+            bytes.clear();
+            bytes.append(&mut self.carry);
+            let kept = bytes.len();
+            bytes.resize(BUFFER_BYTES, 0);
+            let read = loop {
+                match self.input.read(&mut bytes[kept..]) {
+                    Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+                    read => break read,
                 }
-                Err(error) if error.kind() == io::ErrorKind::Interrupted => {}
+            };
+            let n = match read {
+                Ok(n) => n,
+                // The carried bytes first, as a byte-by-byte parse would see them.
+                Err(error) if kept > 0 => {
+                    self.pending_error = Some(error);
+                    0
+                }
                 Err(error) => return Err(error),
+            };
+            bytes.truncate(kept + n);
+            self.text = self.checked_text(bytes, n == 0);
+            self.end = self.text.len();
+            if self.end > 0 || n == 0 {
+                return Ok(self.end > 0);
             }
+            bytes = std::mem::take(&mut self.text).into_bytes();
+        }
+    }
+
+    /// `bytes` as text: an incomplete character at the end goes to `carry` (unless the input
+    /// `ended`), bytes that are not UTF-8 become `?` and are listed in `invalid`.
+    fn checked_text(&mut self, bytes: Vec<u8>, ended: bool) -> String {
+        let mut bytes = match String::from_utf8(bytes) {
+            Ok(text) => return text,
+            Err(error) => error.into_bytes(),
+        };
+        let mut checked = 0;
+        while let Err(error) = std::str::from_utf8(&bytes[checked..]) {
+            let bad = checked + error.valid_up_to();
+            let len = match error.error_len() {
+                Some(len) => len,
+                None if !ended => {
+                    self.carry.extend_from_slice(&bytes[bad..]);
+                    bytes.truncate(bad);
+                    break;
+                }
+                None => bytes.len() - bad,
+            };
+            for (i, byte) in bytes.iter_mut().enumerate().skip(bad).take(len) {
+                *byte = b'?';
+                self.invalid.push(i);
+            }
+            checked = bad + len;
+        }
+        String::from_utf8(bytes).unwrap_or_default()
+    }
+
+    /// Whether `text[start..end]` holds bytes that were not UTF-8.
+    #[inline]
+    fn has_invalid(&self, start: usize, end: usize) -> bool {
+        !self.invalid.is_empty() && {
+            let first = self.invalid.partition_point(|&i| i < start);
+            self.invalid.get(first).is_some_and(|&i| i < end)
         }
     }
 
@@ -151,17 +296,17 @@ impl<R: Read> Parser<R> {
         if self.pos == self.end && !self.refill()? {
             return Ok(None);
         }
-        let byte = self.buf[self.pos];
+        let byte = self.text.as_bytes()[self.pos];
         self.pos += 1;
         Ok(Some(byte))
     }
 
     /// The next byte that is not whitespace, not consumed; `None` at the end of the input.
-    #[inline]
+    #[inline(always)]
     fn peek_token(&mut self) -> Result<Option<u8>> {
         loop {
             while self.pos < self.end {
-                let byte = self.buf[self.pos];
+                let byte = self.text.as_bytes()[self.pos];
                 if !matches!(byte, b' ' | b'\n' | b'\t' | b'\r') {
                     return Ok(Some(byte));
                 }
@@ -174,7 +319,7 @@ impl<R: Read> Parser<R> {
     }
 
     /// Consumes `byte` as the next token, or fails.
-    #[inline]
+    #[inline(always)]
     fn expect(&mut self, byte: u8) -> Result<()> {
         if self.peek_token()? == Some(byte) {
             self.pos += 1;
@@ -186,7 +331,7 @@ impl<R: Read> Parser<R> {
 
     /// Consumes `null`, `true` or `false`, whose first byte was peeked.
     fn literal(&mut self, word: &[u8]) -> Result<()> {
-        if let Some(next) = self.buf[..self.end].get(self.pos..self.pos + word.len()) {
+        if let Some(next) = self.text.as_bytes().get(self.pos..self.pos + word.len()) {
             if next != word {
                 return Err(Error::Invalid);
             }
@@ -206,44 +351,57 @@ impl<R: Read> Parser<R> {
 
     /// A string whose opening quote is consumed, checked as serde_json checks the strings it
     /// reads: no control characters, valid escapes, surrogates in pairs, UTF-8.
-    fn read_str(&mut self) -> Result<&str> {
+    pub(super) fn read_str(&mut self) -> Result<Str<'_>> {
         let start = self.pos;
-        let available = &self.buf[start..self.end];
-        if let Some(len) = find_special(available)
+        let available = &self.text.as_bytes()[start..self.end];
+        if let (Some(len), ascii) = find_special(available)
             && available[len] == b'"'
         {
-            self.pos = start + len + 1;
-            return std::str::from_utf8(&self.buf[start..start + len]).map_err(|_| Error::Invalid);
+            let end = start + len;
+            self.pos = end + 1;
+            if self.has_invalid(start, end) {
+                return Err(Error::Invalid);
+            }
+            // Between two quotes: on character boundaries.
+            let text = self.text.get(start..end).ok_or(Error::Invalid)?;
+            return Ok(Str { text, ascii });
         }
         self.read_str_slowly()
     }
 
     /// [`Parser::read_str`] for strings with escapes or across refills: decoded into `scratch`.
     #[cold]
-    fn read_str_slowly(&mut self) -> Result<&str> {
+    fn read_str_slowly(&mut self) -> Result<Str<'_>> {
         self.scratch.clear();
+        // Bytes that are not UTF-8 are refused at the end of the string, as serde_json refuses
+        // them: until then, reading goes on (and may fail first).
+        let mut invalid = false;
         loop {
-            let available = &self.buf[self.pos..self.end];
-            let Some(len) = find_special(available) else {
-                self.scratch.extend_from_slice(available);
+            let start = self.pos;
+            let available = &self.text.as_bytes()[start..self.end];
+            let (found, _) = find_special(available);
+            let len = found.unwrap_or(available.len());
+            self.scratch.extend_from_slice(&available[..len]);
+            invalid |= self.has_invalid(start, start + len);
+            let Some(special) = found.map(|len| available[len]) else {
                 self.pos = self.end;
                 if !self.refill()? {
                     return Err(Error::Invalid);
                 }
                 continue;
             };
-            let special = available[len];
-            self.scratch.extend_from_slice(&available[..len]);
             self.pos += len + 1;
             match special {
+                b'"' if invalid => return Err(Error::Invalid),
                 b'"' => break,
                 b'\\' => self.read_escape()?,
                 _control => return Err(Error::Invalid),
             }
         }
-        // Escapes decode to whole characters, so the raw runs between them are what can be
-        // invalid; checking the whole is what serde_json does.
-        std::str::from_utf8(&self.scratch).map_err(|_| Error::Invalid)
+        // UTF-8 by now (escapes decode to whole characters, and a read ends on a whole one);
+        // the check is what lends it as a `&str`.
+        let text = std::str::from_utf8(&self.scratch).map_err(|_| Error::Invalid)?;
+        Ok(Str { text, ascii: false })
     }
 
     /// Decodes an escape whose backslash is consumed into `scratch`.
@@ -311,8 +469,8 @@ impl<R: Read> Parser<R> {
     /// ignores: no control characters and valid escapes, but any bytes and any `\u` code unit.
     fn skip_str(&mut self) -> Result<()> {
         loop {
-            let available = &self.buf[self.pos..self.end];
-            let Some(len) = find_special(available) else {
+            let available = &self.text.as_bytes()[self.pos..self.end];
+            let (Some(len), _) = find_special(available) else {
                 self.pos = self.end;
                 if !self.refill()? {
                     return Err(Error::Invalid);
@@ -338,38 +496,43 @@ impl<R: Read> Parser<R> {
     // -----------------------------------------------------------------------
     // Numbers
 
-    /// A number for `visitor`, with the value serde_json would give it; one beyond f64 is
-    /// refused.
-    fn read_number<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
-        let start = self.pos;
-        let available = &self.buf[start..self.end];
-        let Some(len) = available.iter().position(|&b| !is_number_byte(b)) else {
-            // The number may go on after a refill, for any length: serde_json reads it from
-            // the stream.
-            return self.read_number_streamed(visitor);
-        };
-        self.pos = start + len;
-        let token = &self.buf[start..start + len];
-        match fast_number(token) {
-            Some(number) => number.visit(visitor),
-            // Exponents, long or malformed numbers.
-            None => {
-                Number::from(serde_json::from_slice::<serde_json::Number>(token)?).visit(visitor)
+    /// A number at the position, with the value serde_json gives it; one beyond f64 is refused.
+    #[inline(always)]
+    pub(super) fn read_number(&mut self) -> Result<Number> {
+        match fast_number(&self.text.as_bytes()[self.pos..self.end]) {
+            Some((number, len)) => {
+                self.pos += len;
+                Ok(number)
             }
+            None => self.read_number_slowly(),
         }
     }
 
+    /// [`Parser::read_number`] for exponents, long or malformed numbers, and numbers that may go
+    /// on after a refill: serde_json reads them.
     #[cold]
-    fn read_number_streamed<'de, V: Visitor<'de>>(&mut self, visitor: V) -> Result<V::Value> {
+    fn read_number_slowly(&mut self) -> Result<Number> {
+        let start = self.pos;
+        let available = &self.text.as_bytes()[start..self.end];
+        let Some(len) = available.iter().position(|&b| !is_number_byte(b)) else {
+            return self.read_number_streamed();
+        };
+        self.pos = start + len;
+        let token = &self.text.as_bytes()[start..start + len];
+        Ok(serde_json::from_slice::<serde_json::Number>(token)?.into())
+    }
+
+    #[cold]
+    fn read_number_streamed(&mut self) -> Result<Number> {
         let number: serde_json::Number = serde_json::from_reader(NumberBytes { parser: self })?;
-        Number::from(number).visit(visitor)
+        Ok(number.into())
     }
 
     /// Skips a number, checking only its syntax, as serde_json does for a number it ignores.
     fn skip_number(&mut self) -> Result<()> {
         let mut state = NumberState::Start;
         loop {
-            let available = &self.buf[self.pos..self.end];
+            let available = &self.text.as_bytes()[self.pos..self.end];
             for (len, &byte) in available.iter().enumerate() {
                 match state.next(byte) {
                     Some(next) => state = next,
@@ -400,7 +563,7 @@ impl<R: Read> Parser<R> {
     // Skipping
 
     /// Skips one value, checking its syntax as serde_json's `IgnoredAny` does, without recursion.
-    fn skip_value(&mut self) -> Result<()> {
+    pub(super) fn skip_value(&mut self) -> Result<()> {
         self.open.clear();
         loop {
             // A value.
@@ -459,16 +622,19 @@ impl<R: Read> Parser<R> {
     }
 }
 
-/// Index of the first quote, backslash or control character: what ends a plain run in a string.
-/// Eight bytes at a time: a byte is found where `word - 0x01…` borrows into a byte that `word`
-/// (or `word ^ pattern`) has below 0x80; the lowest such byte is always a real match.
+/// Index of the first quote, backslash or control character (what ends a plain run in a string),
+/// and whether the bytes before it are all ASCII. Eight bytes at a time: a byte is found where
+/// `word - 0x01…` borrows into a byte that `word` (or `word ^ pattern`) has below 0x80; the
+/// lowest such byte is always a real match.
 #[inline]
-fn find_special(bytes: &[u8]) -> Option<usize> {
+fn find_special(bytes: &[u8]) -> (Option<usize>, bool) {
     const ONES: u64 = u64::from_ne_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_ne_bytes([0x80; 8]);
     const QUOTES: u64 = u64::from_ne_bytes([b'"'; 8]);
     const BACKSLASHES: u64 = u64::from_ne_bytes([b'\\'; 8]);
     const SPACES: u64 = u64::from_ne_bytes([0x20; 8]);
+    // The bytes before the special one, or-ed together.
+    let mut seen = 0u64;
     let (words, rest) = bytes.as_chunks::<8>();
     for (i, word) in words.iter().enumerate() {
         let word = u64::from_le_bytes(*word);
@@ -479,12 +645,58 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
             | word.wrapping_sub(SPACES) & !word)
             & HIGHS;
         if found != 0 {
-            return Some(i * 8 + (found.trailing_zeros() / 8) as usize);
+            // The lowest bit of `found` is the top bit of the special byte; below it, the bytes
+            // before that one.
+            let special = found & found.wrapping_neg();
+            seen |= word & ((special >> 7) - 1);
+            let index = (special.trailing_zeros() / 8) as usize;
+            return (Some(i * 8 + index), seen & HIGHS == 0);
+        }
+        seen |= word;
+    }
+    for (i, &byte) in rest.iter().enumerate() {
+        if byte == b'"' || byte == b'\\' || byte < 0x20 {
+            return (Some(words.len() * 8 + i), seen & HIGHS == 0);
+        }
+        seen |= u64::from(byte);
+    }
+    (None, seen & HIGHS == 0)
+}
+
+/// A string read from the document.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Str<'a> {
+    pub text: &'a str,
+    /// All ASCII, so that its length in bytes is its length in characters; `false` when not
+    /// known.
+    pub ascii: bool,
+}
+
+impl Str<'_> {
+    pub(super) fn chars(self) -> u64 {
+        if self.ascii {
+            self.text.len() as u64
+        } else {
+            self.text.chars().count() as u64
         }
     }
-    rest.iter()
-        .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-        .map(|i| words.len() * 8 + i)
+}
+
+/// What comes next, as [`Parser::next_value`] tells it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Token {
+    Null,
+    Bool(bool),
+    Number,
+    String,
+    Array,
+    Object,
+}
+
+/// `a == b` for the short strings keys are, without a call to `memcmp`.
+#[inline]
+fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
 /// Bytes that can be part of a number.
@@ -494,20 +706,10 @@ fn is_number_byte(byte: u8) -> bool {
 
 /// A number's value, as serde_json gives it to a visitor.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Number {
+pub(super) enum Number {
     U64(u64),
     I64(i64),
     F64(f64),
-}
-
-impl Number {
-    fn visit<'de, V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self {
-            Self::U64(n) => visitor.visit_u64(n),
-            Self::I64(n) => visitor.visit_i64(n),
-            Self::F64(x) => visitor.visit_f64(x),
-        }
-    }
 }
 
 /// serde_json's parser makes non-negative integers u64, negative ones i64, and the rest f64;
@@ -522,52 +724,67 @@ impl From<serde_json::Number> for Number {
     }
 }
 
-/// The value of the common numbers where it is certain to be serde_json's: integers of up to 18
-/// digits (serde_json's rules: negative ones are i64, `-0` is the float -0.0), and decimals
-/// without exponent whose digits make an integer of at most 2^53. `None` for anything else,
-/// malformed numbers included.
-fn fast_number(token: &[u8]) -> Option<Number> {
-    let (negative, digits) = match token {
-        [b'-', digits @ ..] => (true, digits),
-        digits => (false, digits),
-    };
-    let int_len = digits
-        .iter()
-        .position(|b| !b.is_ascii_digit())
-        .unwrap_or(digits.len());
-    if int_len == 0 || int_len > MAX_FAST_DIGITS || int_len > 1 && digits[0] == b'0' {
-        return None;
-    }
-    let (int, rest) = digits.split_at(int_len);
-    let mut significand = int.iter().fold(0u64, |n, &d| n * 10 + u64::from(d - b'0'));
-    let fraction = match rest {
-        [] => {
-            return Some(match (negative, i64::try_from(significand)) {
-                (false, _) => Number::U64(significand),
-                (true, Ok(0)) => Number::F64(-0.0),
-                (true, Ok(n)) => Number::I64(-n),
-                (true, Err(_)) => return None,
-            });
-        }
-        [b'.', fraction @ ..] => fraction,
-        _ => return None,
-    };
-    if fraction.is_empty()
-        || int_len + fraction.len() > MAX_FAST_DIGITS
-        || !fraction.iter().all(u8::is_ascii_digit)
+/// The value of the number `bytes` start with, and its length, for the common numbers whose value
+/// is certain to be serde_json's: integers of up to 18 digits (serde_json's rules: negative ones
+/// are i64, `-0` is the float -0.0), and decimals without exponent whose digits make an integer of
+/// at most 2^53. `None` for anything else, malformed numbers included, and for a number that
+/// reaches the end of `bytes` (it may go on).
+#[inline(always)]
+fn fast_number(bytes: &[u8]) -> Option<(Number, usize)> {
+    let negative = bytes.first() == Some(&b'-');
+    let int_start = usize::from(negative);
+    let mut end = int_start;
+    let mut significand = 0u64;
+    while let Some(&byte) = bytes.get(end)
+        && byte.is_ascii_digit()
     {
+        significand = significand
+            .wrapping_mul(10)
+            .wrapping_add(u64::from(byte - b'0'));
+        end += 1;
+    }
+    let int_len = end - int_start;
+    if int_len == 0 || int_len > MAX_FAST_DIGITS || int_len > 1 && bytes[int_start] == b'0' {
         return None;
     }
-    significand = fraction
-        .iter()
-        .fold(significand, |n, &d| n * 10 + u64::from(d - b'0'));
-    if significand > MAX_EXACT_SIGNIFICAND {
-        return None;
+    let mut fraction_len = 0;
+    if bytes.get(end) == Some(&b'.') {
+        end += 1;
+        while let Some(&byte) = bytes.get(end)
+            && byte.is_ascii_digit()
+        {
+            significand = significand
+                .wrapping_mul(10)
+                .wrapping_add(u64::from(byte - b'0'));
+            fraction_len += 1;
+            end += 1;
+        }
+        if fraction_len == 0 || int_len + fraction_len > MAX_FAST_DIGITS {
+            return None;
+        }
     }
-    // Both operands are exact, so the quotient is correctly rounded: the value serde_json's
-    // parser gives, with or without its `float_roundtrip` feature.
-    let x = significand as f64 / POW10[fraction.len()];
-    Some(Number::F64(if negative { -x } else { x }))
+    // The number ends inside `bytes`, at a byte that cannot go on a number.
+    match bytes.get(end) {
+        Some(&byte) if !is_number_byte(byte) => {}
+        _ => return None,
+    }
+    let number = if fraction_len > 0 {
+        if significand > MAX_EXACT_SIGNIFICAND {
+            return None;
+        }
+        // Both operands are exact, so the quotient is correctly rounded: the value serde_json's
+        // parser gives, with or without its `float_roundtrip` feature.
+        let x = significand as f64 / POW10[fraction_len];
+        Number::F64(if negative { -x } else { x })
+    } else {
+        match (negative, i64::try_from(significand)) {
+            (false, _) => Number::U64(significand),
+            (true, Ok(0)) => Number::F64(-0.0),
+            (true, Ok(n)) => Number::I64(-n),
+            (true, Err(_)) => return None,
+        }
+    };
+    Some((number, end))
 }
 
 /// Where a skipped number's syntax is: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
@@ -627,7 +844,7 @@ impl<R: Read> Read for NumberBytes<'_, R> {
         if parser.pos == parser.end && !parser.refill()? {
             return Ok(0);
         }
-        let available = &parser.buf[parser.pos..parser.end];
+        let available = &parser.text.as_bytes()[parser.pos..parser.end];
         let len = available
             .iter()
             .take(out.len())
@@ -636,138 +853,5 @@ impl<R: Read> Read for NumberBytes<'_, R> {
         out[..len].copy_from_slice(&available[..len]);
         parser.pos += len;
         Ok(len)
-    }
-}
-
-// ---------------------------------------------------------------------------
-// serde
-
-impl<'de, R: Read> de::Deserializer<'de> for &mut Parser<R> {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        match self.peek_token()?.ok_or(Error::Invalid)? {
-            b'"' => {
-                self.pos += 1;
-                visitor.visit_str(self.read_str()?)
-            }
-            b'-' | b'0'..=b'9' => self.read_number(visitor),
-            b'[' => {
-                self.pos += 1;
-                let value = visitor.visit_seq(Items {
-                    parser: &mut *self,
-                    first: true,
-                })?;
-                self.expect(b']')?;
-                Ok(value)
-            }
-            b'{' => {
-                self.pos += 1;
-                let value = visitor.visit_map(Entries {
-                    parser: &mut *self,
-                    first: true,
-                })?;
-                self.expect(b'}')?;
-                Ok(value)
-            }
-            b'n' => {
-                self.literal(b"null")?;
-                visitor.visit_unit()
-            }
-            b't' => {
-                self.literal(b"true")?;
-                visitor.visit_bool(true)
-            }
-            b'f' => {
-                self.literal(b"false")?;
-                visitor.visit_bool(false)
-            }
-            _ => Err(Error::Invalid),
-        }
-    }
-
-    fn deserialize_ignored_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.skip_value()?;
-        visitor.visit_unit()
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
-    }
-}
-
-/// The items of an array whose `[` is consumed; the `]` is left for the caller.
-struct Items<'a, R> {
-    parser: &'a mut Parser<R>,
-    first: bool,
-}
-
-impl<'de, R: Read> de::SeqAccess<'de> for Items<'_, R> {
-    type Error = Error;
-
-    fn next_element_seed<T: DeserializeSeed<'de>>(&mut self, seed: T) -> Result<Option<T::Value>> {
-        match self.parser.peek_token()? {
-            Some(b']') => return Ok(None),
-            Some(b',') if !self.first => self.parser.pos += 1,
-            Some(_) if self.first => self.first = false,
-            _ => return Err(Error::Invalid),
-        }
-        seed.deserialize(&mut *self.parser).map(Some)
-    }
-}
-
-/// The entries of an object whose `{` is consumed; the `}` is left for the caller.
-struct Entries<'a, R> {
-    parser: &'a mut Parser<R>,
-    first: bool,
-}
-
-impl<'de, R: Read> de::MapAccess<'de> for Entries<'_, R> {
-    type Error = Error;
-
-    fn next_key_seed<K: DeserializeSeed<'de>>(&mut self, seed: K) -> Result<Option<K::Value>> {
-        match self.parser.peek_token()? {
-            Some(b'}') => return Ok(None),
-            Some(b',') if !self.first => {
-                self.parser.pos += 1;
-                if self.parser.peek_token()? != Some(b'"') {
-                    return Err(Error::Invalid);
-                }
-            }
-            Some(b'"') if self.first => self.first = false,
-            _ => return Err(Error::Invalid),
-        }
-        seed.deserialize(Key {
-            parser: &mut *self.parser,
-        })
-        .map(Some)
-    }
-
-    fn next_value_seed<V: DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value> {
-        self.parser.expect(b':')?;
-        seed.deserialize(&mut *self.parser)
-    }
-}
-
-/// An object key at its opening quote. It is read as a string whatever the caller asks for, even
-/// to ignore it, as serde_json does: a key with a lone surrogate is refused wherever the object is
-/// read.
-struct Key<'a, R> {
-    parser: &'a mut Parser<R>,
-}
-
-impl<'de, R: Read> de::Deserializer<'de> for Key<'_, R> {
-    type Error = Error;
-
-    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value> {
-        self.parser.pos += 1;
-        visitor.visit_str(self.parser.read_str()?)
-    }
-
-    serde::forward_to_deserialize_any! {
-        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
-        option unit unit_struct newtype_struct seq tuple tuple_struct map struct enum identifier
-        ignored_any
     }
 }
