@@ -371,10 +371,24 @@ impl Affixes {
             self.suffix_rev = s.chars().rev().take(SAMPLE_KEEP_CHARS).collect();
             return;
         }
-        let prefix = shared_start(self.prefix.chars(), s.chars());
-        self.prefix.truncate(prefix);
-        let suffix = shared_start(self.suffix_rev.chars(), s.chars().rev());
-        self.suffix_rev.truncate(suffix);
+        if !self.prefix.is_empty() {
+            // Compared byte by byte, then back to a whole character: UTF-8 has no character
+            // that starts another.
+            let mut prefix = self
+                .prefix
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(x, y)| x == y)
+                .count();
+            while !self.prefix.is_char_boundary(prefix) {
+                prefix -= 1;
+            }
+            self.prefix.truncate(prefix);
+        }
+        if !self.suffix_rev.is_empty() {
+            let suffix = shared_start(self.suffix_rev.chars(), s.chars().rev());
+            self.suffix_rev.truncate(suffix);
+        }
     }
 
     fn clear(&mut self) {
@@ -407,7 +421,7 @@ impl Sample {
     }
 
     fn is_str(&self, s: &str) -> bool {
-        matches!(self, Sample::Str(text) if text.text == cut_chars(s, SAMPLE_KEEP_CHARS).0)
+        matches!(self, Sample::Str(text) if same_str(&text.text, cut_chars(s, SAMPLE_KEEP_CHARS).0))
     }
 }
 
@@ -544,7 +558,7 @@ impl Slot {
         if let Some(values) = &mut stats.enum_values {
             if chars > MAX_ENUM_VALUE_CHARS as u64 {
                 stats.enum_values = None;
-            } else if let Some((_, n)) = values.iter_mut().find(|(v, _)| v == s) {
+            } else if let Some((_, n)) = values.iter_mut().find(|(v, _)| same_str(v, s)) {
                 *n += 1;
             } else if values.len() < MAX_ENUM_VALUES {
                 values.push((s.to_owned(), 1));
@@ -1400,6 +1414,12 @@ fn quote(s: &str, cut: bool) -> String {
     }
     out.push('"');
     out
+}
+
+/// `a == b` for the short strings compared once per value (enum values, samples).
+#[inline]
+fn same_str(a: &str, b: &str) -> bool {
+    parser::same_bytes(a.as_bytes(), b.as_bytes())
 }
 
 /// The first `max_chars` characters of `s`, and whether anything was cut.

@@ -304,6 +304,14 @@ impl<R: Read> Parser<R> {
     /// The next byte that is not whitespace, not consumed; `None` at the end of the input.
     #[inline(always)]
     fn peek_token(&mut self) -> Result<Option<u8>> {
+        // Compact documents have no whitespace between tokens: one test.
+        match self.text.as_bytes()[..self.end].get(self.pos) {
+            Some(&byte) if byte > b' ' => Ok(Some(byte)),
+            _ => self.peek_token_slowly(),
+        }
+    }
+
+    fn peek_token_slowly(&mut self) -> Result<Option<u8>> {
         loop {
             while self.pos < self.end {
                 let byte = self.text.as_bytes()[self.pos];
@@ -693,9 +701,9 @@ pub(super) enum Token {
     Object,
 }
 
-/// `a == b` for the short strings keys are, without a call to `memcmp`.
+/// `a == b` for short strings (keys, enum values), without a call to `memcmp`.
 #[inline]
-fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+pub(super) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x == y)
 }
 
