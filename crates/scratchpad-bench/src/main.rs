@@ -23,7 +23,7 @@ struct Args {
     /// Also stream 1 GB from a pipe (takes about 10 s and 1.2 GB of disk).
     #[arg(long)]
     gig: bool,
-    /// Only run scenarios whose name contains this text.
+    /// Only run scenarios whose name contains this text, in any case.
     #[arg(long)]
     only: Option<String>,
     /// Also offload the log into this PostgreSQL store and grep it (a throwaway database: the
@@ -219,7 +219,12 @@ fn main() -> Result<()> {
     if args.noop {
         return Ok(());
     }
-    let want = |name: &str| args.only.as_deref().is_none_or(|o| name.contains(o));
+    // Any case: the rows print "JSON", the scenario keys are "json".
+    let only = args.only.as_deref().map(str::to_lowercase);
+    let want = |name: &str| {
+        only.as_deref()
+            .is_none_or(|o| name.to_lowercase().contains(o))
+    };
     let mb = args.mb.max(1);
     let size = mb * 1_000_000;
     let reps = args.reps.max(1);

@@ -1,38 +1,44 @@
 //! Shape previews of JSON documents, computed while streaming.
 //!
 //! Stored documents can be 100 MB–1 GB, so the document is never built in
-//! memory: serde_json drives a visitor that folds every value into a bounded
-//! summary (`Slot` tree) and skips what the summary cannot use. The tree is
-//! bounded by constants (tracked depth, keys per object, samples per array),
-//! not by the document.
+//! memory: the fold reads it value by value from a streaming parser
+//! (`parser`), folds every value into a bounded summary (`Slot` tree) and
+//! skips what the summary cannot use. The tree is bounded by constants (tracked
+//! depth, keys per object, samples per array), not by the document.
 //!
 //! Values at the same position are merged: all items of an array share one
 //! summary, so `[{"id": 1}, {"id": 2}]` is described once as
 //! "object{1}" with `"id": number 1..2`.
 //!
 //! Nesting depth is not limited: only the first `TRACK_DEPTH` levels are
-//! visited recursively; deeper values are skipped by serde_json's iterative
-//! `IgnoredAny` path, which has no recursion limit, so even a document nested
-//! 100,000 levels deep gets a preview.
+//! visited recursively; deeper values are skipped by the parser in a loop,
+//! with no recursion limit, so even a document nested 100,000 levels deep gets
+//! a preview.
 //!
 //! Known memory exceptions (transient, proportional to one value): a single
-//! huge string at a tracked level is buffered whole by serde_json to report
-//! its length, and skipping deep nesting costs one byte per level.
+//! huge string at a tracked level is buffered whole to report its length, and
+//! skipping deep nesting costs one byte per level.
 //!
-//! Numbers outside the f64 range (e.g. `1e400`) at tracked levels make
-//! serde_json reject the document, so it is previewed as text.
+//! What is accepted is what was when serde_json parsed for the preview (its
+//! visitor is kept in the tests as the oracle): numbers outside the f64 range
+//! (e.g. `1e400`), a lone surrogate escape or invalid UTF-8 in a string at
+//! tracked levels make the document not JSON, so it is previewed as text; in
+//! skipped values only the syntax counts.
 
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
-use std::io::{self, BufReader, Read};
-
-use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use std::io::{self, Read};
 
 use super::binary::thousands;
 
-/// Read buffer in front of the input (bytes); serde_json reads byte by byte.
-const READ_BUFFER_BYTES: usize = 64 * 1024;
+#[cfg(test)]
+mod corpus;
+#[cfg(test)]
+mod differential;
+mod parser;
+
+use parser::{Parser, Str, Token};
 
 /// Levels summarised below the root (levels). Values at this depth report
 /// only type and size; their contents are skipped. Array items count as a
@@ -120,31 +126,20 @@ pub struct JsonShape {
 
 /// [`json_shape_preview`] with the queries worth suggesting for the document.
 pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<JsonShape>> {
-    let reader = BufReader::with_capacity(READ_BUFFER_BYTES, input);
-    let mut deserializer = serde_json::Deserializer::from_reader(reader);
+    let mut parser = Parser::new(input);
     let mut root = Slot::default();
-    let budget = Budget {
-        slots_left: Cell::new(MAX_TRACKED_SLOTS),
-        names_left: Cell::new(MAX_COUNTED_NAMES),
-    };
-    let seed = ValueSeed {
-        slot: &mut root,
-        depth: 0,
-        budget: &budget,
-        sample: None,
-        ids: None,
-        kinds: None,
-    };
-    match seed
-        .deserialize(&mut deserializer)
-        .and_then(|()| deserializer.end())
-    {
-        Ok(()) => Ok(Some(JsonShape {
-            preview: render(&root, budget_chars),
-            queries: queries(&root),
-        })),
-        Err(error) if error.is_io() => Err(error.into()),
-        Err(_) => Ok(None),
+    let folded = fold_value(&mut parser, &Budget::new(), Place::root(&mut root));
+    match folded.and_then(|()| parser.end()) {
+        Ok(()) => Ok(Some(shape(&root, budget_chars))),
+        Err(parser::Error::Io(error)) => Err(error),
+        Err(parser::Error::Invalid) => Ok(None),
+    }
+}
+
+fn shape(root: &Slot, budget_chars: usize) -> JsonShape {
+    JsonShape {
+        preview: render(root, budget_chars),
+        queries: queries(root),
     }
 }
 
@@ -287,9 +282,27 @@ struct ObjStats {
 #[derive(Debug)]
 struct KeyEntry {
     name: Text,
+    /// Whether the name is written in JSON as it stands (no quote, backslash or control
+    /// character), so that a key can be matched on its raw bytes.
+    plain: bool,
     id_field: Option<usize>,
     present: u64,
     slot: Slot,
+}
+
+impl KeyEntry {
+    fn new(name: &str, cut: bool) -> Self {
+        Self {
+            name: Text {
+                text: name.to_owned(),
+                cut,
+            },
+            plain: name.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\'),
+            id_field: ID_FIELDS.iter().position(|field| *field == name),
+            present: 0,
+            slot: Slot::default(),
+        }
+    }
 }
 
 /// A string cut to a maximum length, remembering whether it was cut.
@@ -358,10 +371,24 @@ impl Affixes {
             self.suffix_rev = s.chars().rev().take(SAMPLE_KEEP_CHARS).collect();
             return;
         }
-        let prefix = shared_start(self.prefix.chars(), s.chars());
-        self.prefix.truncate(prefix);
-        let suffix = shared_start(self.suffix_rev.chars(), s.chars().rev());
-        self.suffix_rev.truncate(suffix);
+        if !self.prefix.is_empty() {
+            // Compared byte by byte, then back to a whole character: UTF-8 has no character
+            // that starts another.
+            let mut prefix = self
+                .prefix
+                .bytes()
+                .zip(s.bytes())
+                .take_while(|(x, y)| x == y)
+                .count();
+            while !self.prefix.is_char_boundary(prefix) {
+                prefix -= 1;
+            }
+            self.prefix.truncate(prefix);
+        }
+        if !self.suffix_rev.is_empty() {
+            let suffix = shared_start(self.suffix_rev.chars(), s.chars().rev());
+            self.suffix_rev.truncate(suffix);
+        }
     }
 
     fn clear(&mut self) {
@@ -387,14 +414,14 @@ impl Sample {
             | (Sample::Array, Sample::Array)
             | (Sample::Object, Sample::Object) => true,
             (Sample::Bool(a), Sample::Bool(b)) => a == b,
-            (Sample::Num(a), Sample::Num(b)) => a.to_string() == b.to_string(),
+            (Sample::Num(a), Sample::Num(b)) => a.prints_like(*b),
             (Sample::Str(a), Sample::Str(b)) => a.text == b.text,
             _ => false,
         }
     }
 
     fn is_str(&self, s: &str) -> bool {
-        matches!(self, Sample::Str(text) if text.text == cut_chars(s, SAMPLE_KEEP_CHARS).0)
+        matches!(self, Sample::Str(text) if same_str(&text.text, cut_chars(s, SAMPLE_KEEP_CHARS).0))
     }
 }
 
@@ -439,7 +466,34 @@ impl Samples {
     }
 }
 
+impl From<parser::Number> for NumVal {
+    fn from(number: parser::Number) -> Self {
+        match number {
+            parser::Number::U64(n) => Self::U64(n),
+            parser::Number::I64(n) => Self::I64(n),
+            parser::Number::F64(x) => Self::F64(x),
+        }
+    }
+}
+
 impl NumVal {
+    /// Whether the two are shown alike, found without formatting them (this runs for every item
+    /// of an array of numbers): integers of the same value, floats of the same bits (`{:?}` tells
+    /// every f64 apart, -0.0 included, and JSON has no NaN), never an integer and a float (a float
+    /// is shown with a "." or an exponent).
+    fn prints_like(self, other: NumVal) -> bool {
+        match (self, other) {
+            (Self::I64(a), Self::I64(b)) => a == b,
+            (Self::U64(a), Self::U64(b)) => a == b,
+            (Self::I64(a), Self::U64(b)) | (Self::U64(b), Self::I64(a)) => {
+                u64::try_from(a) == Ok(b)
+            }
+            (Self::F64(a), Self::F64(b)) => a.to_bits() == b.to_bits(),
+            (Self::F64(_), Self::I64(_) | Self::U64(_))
+            | (Self::I64(_) | Self::U64(_), Self::F64(_)) => false,
+        }
+    }
+
     fn as_f64(self) -> f64 {
         match self {
             Self::I64(i) => i as f64,
@@ -484,8 +538,8 @@ impl Slot {
         }
     }
 
-    fn record_str(&mut self, s: &str) {
-        let chars = s.chars().count() as u64;
+    /// Records a string of `chars` characters.
+    fn record_str(&mut self, s: &str, chars: u64) {
         let Some(stats) = &mut self.str else {
             let enum_values =
                 (chars <= MAX_ENUM_VALUE_CHARS as u64).then(|| vec![(s.to_owned(), 1)]);
@@ -504,7 +558,7 @@ impl Slot {
         if let Some(values) = &mut stats.enum_values {
             if chars > MAX_ENUM_VALUE_CHARS as u64 {
                 stats.enum_values = None;
-            } else if let Some((_, n)) = values.iter_mut().find(|(v, _)| v == s) {
+            } else if let Some((_, n)) = values.iter_mut().find(|(v, _)| same_str(v, s)) {
                 *n += 1;
             } else if values.len() < MAX_ENUM_VALUES {
                 values.push((s.to_owned(), 1));
@@ -545,7 +599,7 @@ fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
 }
 
 // ---------------------------------------------------------------------------
-// Streaming visitor
+// Streaming fold
 
 /// Allowances shared by the whole document, so that memory stays bounded
 /// however many positions it has.
@@ -553,6 +607,15 @@ fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
 struct Budget {
     slots_left: Cell<usize>,
     names_left: Cell<usize>,
+}
+
+impl Budget {
+    fn new() -> Self {
+        Self {
+            slots_left: Cell::new(MAX_TRACKED_SLOTS),
+            names_left: Cell::new(MAX_COUNTED_NAMES),
+        }
+    }
 }
 
 /// Uses up one unit of an allowance if any is left.
@@ -564,11 +627,10 @@ fn take_one(allowance: &Cell<usize>) -> bool {
     left > 0
 }
 
-/// Folds one value into `slot`.
-struct ValueSeed<'a> {
+/// Where one value is folded.
+struct Place<'a> {
     slot: &'a mut Slot,
     depth: u32,
-    budget: &'a Budget,
     /// Where this value is also kept as a sample: set for array items and
     /// for identifying fields of array items.
     sample: Option<&'a mut Samples>,
@@ -578,16 +640,18 @@ struct ValueSeed<'a> {
     kinds: Option<&'a mut Kinds>,
 }
 
-impl<'de> DeserializeSeed<'de> for ValueSeed<'_> {
-    type Value = ();
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
+impl<'a> Place<'a> {
+    fn root(slot: &'a mut Slot) -> Self {
+        Self {
+            slot,
+            depth: 0,
+            sample: None,
+            ids: None,
+            kinds: None,
+        }
     }
-}
 
-impl ValueSeed<'_> {
-    fn scalar<E>(self, record: impl FnOnce(&mut Slot), sample: Sample) -> Result<(), E> {
+    fn scalar(self, record: impl FnOnce(&mut Slot), sample: Sample) {
         record(self.slot);
         if let Some(kinds) = self.kinds {
             kinds.record(match sample {
@@ -602,26 +666,13 @@ impl ValueSeed<'_> {
         if let Some(samples) = self.sample {
             samples.record(sample);
         }
-        Ok(())
     }
 
-    fn number<E>(self, value: NumVal) -> Result<(), E> {
-        self.scalar(|slot| slot.record_num(value), Sample::Num(value))
-    }
-}
-
-impl<'de> Visitor<'de> for ValueSeed<'_> {
-    type Value = ();
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("any JSON value")
+    fn null(self) {
+        self.scalar(|slot| slot.nulls += 1, Sample::Null);
     }
 
-    fn visit_unit<E>(self) -> Result<(), E> {
-        self.scalar(|slot| slot.nulls += 1, Sample::Null)
-    }
-
-    fn visit_bool<E>(self, value: bool) -> Result<(), E> {
+    fn bool(self, value: bool) {
         let record = |slot: &mut Slot| {
             if value {
                 slot.trues += 1;
@@ -629,215 +680,215 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
                 slot.falses += 1;
             }
         };
-        self.scalar(record, Sample::Bool(value))
+        self.scalar(record, Sample::Bool(value));
     }
 
-    fn visit_i64<E>(self, value: i64) -> Result<(), E> {
-        self.number(NumVal::I64(value))
+    fn number(self, value: NumVal) {
+        self.scalar(|slot| slot.record_num(value), Sample::Num(value));
     }
 
-    fn visit_u64<E>(self, value: u64) -> Result<(), E> {
-        self.number(NumVal::U64(value))
-    }
-
-    fn visit_f64<E>(self, value: f64) -> Result<(), E> {
-        self.number(NumVal::F64(value))
-    }
-
-    fn visit_str<E>(self, value: &str) -> Result<(), E> {
-        self.slot.record_str(value);
+    fn string(self, value: Str<'_>) {
+        self.slot.record_str(value.text, value.chars());
         if let Some(kinds) = self.kinds {
             kinds.record(Kind::String);
         }
         if let Some(samples) = self.sample {
-            samples.record_str(value);
+            samples.record_str(value.text);
         }
-        Ok(())
     }
+}
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        let ValueSeed {
-            slot,
-            depth,
-            budget,
-            sample,
+/// Folds the value at the parser's position into `place`. Recursion is bounded by
+/// [`TRACK_DEPTH`]: deeper values are skipped by the parser's loop. Inlined into the loops over
+/// items and keys, so that a scalar costs no call; a container does.
+#[inline(always)]
+fn fold_value<R: Read>(
+    parser: &mut Parser<R>,
+    budget: &Budget,
+    place: Place<'_>,
+) -> Result<(), parser::Error> {
+    match parser.next_value()? {
+        Token::Null => place.null(),
+        Token::Bool(value) => place.bool(value),
+        Token::Number => place.number(parser.read_number()?.into()),
+        Token::String => place.string(parser.read_str()?),
+        Token::Array => fold_array(parser, budget, place)?,
+        Token::Object => fold_object(parser, budget, place)?,
+    }
+    Ok(())
+}
+
+/// Folds an array whose `[` is consumed.
+#[inline(never)]
+fn fold_array<R: Read>(
+    parser: &mut Parser<R>,
+    budget: &Budget,
+    place: Place<'_>,
+) -> Result<(), parser::Error> {
+    let Place {
+        slot,
+        depth,
+        sample,
+        kinds,
+        ..
+    } = place;
+    if let Some(kinds) = kinds {
+        kinds.record(Kind::Array);
+    }
+    let tracked = depth < TRACK_DEPTH;
+    let arr = slot.arr.get_or_insert_with(|| {
+        Box::new(ArrStats {
+            tracked,
+            ..ArrStats::default()
+        })
+    });
+    let mut len = 0u64;
+    if tracked {
+        let ArrStats {
+            items,
+            values,
+            ids,
             kinds,
             ..
-        } = self;
-        if let Some(kinds) = kinds {
-            kinds.record(Kind::Array);
+        } = &mut **arr;
+        while parser.next_item(len == 0)? {
+            let item = Place {
+                slot: items,
+                depth: depth + 1,
+                sample: Some(values),
+                ids: Some(ids),
+                kinds: Some(kinds),
+            };
+            fold_value(parser, budget, item)?;
+            len += 1;
         }
-        let tracked = depth < TRACK_DEPTH;
-        let arr = slot.arr.get_or_insert_with(|| {
-            Box::new(ArrStats {
-                tracked,
-                ..ArrStats::default()
-            })
-        });
-        let mut len = 0u64;
-        if tracked {
-            let ArrStats {
-                items,
-                values,
-                ids,
-                kinds,
-                ..
-            } = &mut **arr;
-            while seq
-                .next_element_seed(ValueSeed {
-                    slot: items,
-                    depth: depth + 1,
-                    budget,
-                    sample: Some(values),
-                    ids: Some(ids),
-                    kinds: Some(kinds),
-                })?
-                .is_some()
-            {
-                len += 1;
-            }
-        } else {
-            while seq.next_element::<IgnoredAny>()?.is_some() {
-                len += 1;
-            }
+    } else {
+        while parser.next_item(len == 0)? {
+            parser.skip_value()?;
+            len += 1;
         }
-        update_range(&mut arr.count, &mut arr.min_len, &mut arr.max_len, len);
-        if let Some(samples) = sample {
-            samples.record(Sample::Array);
-        }
-        Ok(())
     }
+    update_range(&mut arr.count, &mut arr.min_len, &mut arr.max_len, len);
+    if let Some(samples) = sample {
+        samples.record(Sample::Array);
+    }
+    Ok(())
+}
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let ValueSeed {
-            slot,
-            depth,
-            budget,
-            sample,
-            mut ids,
-            kinds,
-        } = self;
-        // Which keys this object has, for its array's kinds.
-        let mut key_set = 0u64;
-        let tracked = depth < TRACK_DEPTH;
-        let obj = slot.obj.get_or_insert_with(|| {
-            Box::new(ObjStats {
-                tracked,
-                ..ObjStats::default()
-            })
-        });
-        let mut len = 0u64;
-        if tracked {
-            // Objects in an array usually list keys in the same order, so
-            // the entry after the previous key is the likely match.
-            let mut hint = 0;
-            while let Some(found) = map.next_key_seed(KeySeed {
-                obj,
-                hint,
-                outline: depth < OUTLINE_DEPTH,
-                budget,
-            })? {
-                len += 1;
-                key_set |= 1 << found.unwrap_or(63).min(63);
-                match found.and_then(|i| obj.keys.get_mut(i).map(|entry| (i, entry))) {
-                    Some((i, entry)) => {
-                        hint = i + 1;
-                        entry.present += 1;
-                        let sample = match (ids.as_deref_mut(), entry.id_field) {
-                            (Some(ids), Some(field)) => ids.get_mut(field),
-                            _ => None,
-                        };
-                        map.next_value_seed(ValueSeed {
-                            slot: &mut entry.slot,
-                            depth: depth + 1,
-                            budget,
-                            sample,
-                            ids: None,
-                            kinds: None,
-                        })?;
-                    }
-                    None => {
-                        map.next_value::<IgnoredAny>()?;
-                    }
+/// Folds an object whose `{` is consumed.
+#[inline(never)]
+fn fold_object<R: Read>(
+    parser: &mut Parser<R>,
+    budget: &Budget,
+    place: Place<'_>,
+) -> Result<(), parser::Error> {
+    let Place {
+        slot,
+        depth,
+        sample,
+        mut ids,
+        kinds,
+    } = place;
+    // Which keys this object has, for its array's kinds.
+    let mut key_set = 0u64;
+    let tracked = depth < TRACK_DEPTH;
+    let obj = slot.obj.get_or_insert_with(|| {
+        Box::new(ObjStats {
+            tracked,
+            ..ObjStats::default()
+        })
+    });
+    let mut len = 0u64;
+    if tracked {
+        // Objects in an array usually list keys in the same order, so
+        // the entry after the previous key is the likely match, and its
+        // name is compared with the key as it stands.
+        let mut hint = 0;
+        while parser.next_key(len == 0)? {
+            let found = match obj.keys.get(hint) {
+                Some(entry) if entry.plain && parser.key_is(entry.name.text.as_bytes()) => {
+                    Some(hint)
                 }
+                _ => {
+                    let key = parser.read_str()?.text;
+                    resolve_key(obj, hint, depth < OUTLINE_DEPTH, budget, key)
+                }
+            };
+            parser.colon()?;
+            len += 1;
+            key_set |= 1 << found.unwrap_or(63).min(63);
+            match found.and_then(|i| obj.keys.get_mut(i).map(|entry| (i, entry))) {
+                Some((i, entry)) => {
+                    hint = i + 1;
+                    entry.present += 1;
+                    let sample = match (ids.as_deref_mut(), entry.id_field) {
+                        (Some(ids), Some(field)) => ids.get_mut(field),
+                        _ => None,
+                    };
+                    let value = Place {
+                        slot: &mut entry.slot,
+                        depth: depth + 1,
+                        sample,
+                        ids: None,
+                        kinds: None,
+                    };
+                    fold_value(parser, budget, value)?;
+                }
+                None => parser.skip_value()?,
             }
-        } else {
-            while map.next_key::<IgnoredAny>()?.is_some() {
-                map.next_value::<IgnoredAny>()?;
-                len += 1;
-            }
         }
-        update_range(&mut obj.count, &mut obj.min_keys, &mut obj.max_keys, len);
-        if let Some(kinds) = kinds {
-            kinds.record(Kind::Object(if tracked { key_set } else { 0 }));
+    } else {
+        while parser.next_key(len == 0)? {
+            // Read though not kept: a key is checked as a string wherever its object is read.
+            parser.read_str()?;
+            parser.colon()?;
+            parser.skip_value()?;
+            len += 1;
         }
-        if let Some(samples) = sample {
-            samples.record(Sample::Object);
-        }
-        Ok(())
     }
+    update_range(&mut obj.count, &mut obj.min_keys, &mut obj.max_keys, len);
+    if let Some(kinds) = kinds {
+        kinds.record(Kind::Object(if tracked { key_set } else { 0 }));
+    }
+    if let Some(samples) = sample {
+        samples.record(Sample::Object);
+    }
+    Ok(())
 }
 
 /// Resolves a key to its tracked entry (`Some(index)`), adding it while
-/// there is room; `None` for keys beyond [`MAX_TRACKED_KEYS`].
-struct KeySeed<'a> {
-    obj: &'a mut ObjStats,
+/// there is room; `None` for keys beyond [`MAX_TRACKED_KEYS`]. `outline`:
+/// whether the object is shallow enough to skip the allowance.
+fn resolve_key(
+    obj: &mut ObjStats,
     hint: usize,
-    /// Whether the object is shallow enough to skip the allowance.
     outline: bool,
-    budget: &'a Budget,
-}
-
-impl<'de> DeserializeSeed<'de> for KeySeed<'_> {
-    type Value = Option<usize>;
-
-    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<usize>, D::Error> {
-        deserializer.deserialize_str(self)
+    budget: &Budget,
+    key: &str,
+) -> Option<usize> {
+    let (key, cut) = cut_chars(key, MAX_KEY_CHARS);
+    if obj
+        .keys
+        .get(hint)
+        .is_some_and(|entry| entry.name.text == key)
+    {
+        return Some(hint);
     }
-}
-
-impl<'de> Visitor<'de> for KeySeed<'_> {
-    type Value = Option<usize>;
-
-    fn expecting(&self, formatter: &mut fmt::Formatter<'_>) -> fmt::Result {
-        formatter.write_str("an object key")
+    if let Some(i) = obj.keys.iter().position(|entry| entry.name.text == key) {
+        return Some(i);
     }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<Option<usize>, E> {
-        let (key, cut) = cut_chars(key, MAX_KEY_CHARS);
-        let obj = self.obj;
-        if obj
-            .keys
-            .get(self.hint)
-            .is_some_and(|entry| entry.name.text == key)
-        {
-            return Ok(Some(self.hint));
-        }
-        if let Some(i) = obj.keys.iter().position(|entry| entry.name.text == key) {
-            return Ok(Some(i));
-        }
-        if obj.keys.len() < MAX_TRACKED_KEYS && (self.outline || take_one(&self.budget.slots_left))
-        {
-            obj.keys.push(KeyEntry {
-                name: Text {
-                    text: key.to_owned(),
-                    cut,
-                },
-                id_field: ID_FIELDS.iter().position(|field| *field == key),
-                present: 0,
-                slot: Slot::default(),
-            });
-            return Ok(Some(obj.keys.len() - 1));
-        }
-        if !obj.other_keys_overflow && !obj.other_keys.contains(key) {
-            if obj.other_keys.len() < MAX_COUNTED_OTHER_KEYS && take_one(&self.budget.names_left) {
-                obj.other_keys.insert(key.to_owned());
-            } else {
-                obj.other_keys_overflow = true;
-            }
-        }
-        Ok(None)
+    if obj.keys.len() < MAX_TRACKED_KEYS && (outline || take_one(&budget.slots_left)) {
+        obj.keys.push(KeyEntry::new(key, cut));
+        return Some(obj.keys.len() - 1);
     }
+    if !obj.other_keys_overflow && !obj.other_keys.contains(key) {
+        if obj.other_keys.len() < MAX_COUNTED_OTHER_KEYS && take_one(&budget.names_left) {
+            obj.other_keys.insert(key.to_owned());
+        } else {
+            obj.other_keys_overflow = true;
+        }
+    }
+    None
 }
 
 // ---------------------------------------------------------------------------
@@ -1365,12 +1416,24 @@ fn quote(s: &str, cut: bool) -> String {
     out
 }
 
+/// `a == b` for the short strings compared once per value (enum values, samples).
+#[inline]
+fn same_str(a: &str, b: &str) -> bool {
+    parser::same_bytes(a.as_bytes(), b.as_bytes())
+}
+
 /// The first `max_chars` characters of `s`, and whether anything was cut.
+#[inline]
 fn cut_chars(s: &str, max_chars: usize) -> (&str, bool) {
     // A string has at most as many chars as bytes.
     if s.len() <= max_chars {
         return (s, false);
     }
+    cut_long_chars(s, max_chars)
+}
+
+#[cold]
+fn cut_long_chars(s: &str, max_chars: usize) -> (&str, bool) {
     match s.char_indices().nth(max_chars) {
         Some((end, _)) => (&s[..end], true),
         None => (s, false),
@@ -1430,6 +1493,40 @@ mod tests {
 
     fn preview_value(value: &Value) -> String {
         preview(&value.to_string()).unwrap()
+    }
+
+    /// What a preview run gave, for snapshots and comparisons.
+    fn outcome(shape: Option<JsonShape>) -> String {
+        match shape {
+            None => "not JSON".to_owned(),
+            Some(shape) => format!("{}\nqueries: {}", shape.preview, shape.queries.join(" ; ")),
+        }
+    }
+
+    /// The corpus's previews, first recorded with serde_json driving the fold: a change to what
+    /// is accepted or shown for any of its documents shows up here.
+    #[test]
+    fn corpus_previews() {
+        use std::fmt::Write as _;
+        let mut out = String::new();
+        for (i, case) in corpus::corpus().into_iter().enumerate() {
+            let shown: String = case
+                .doc
+                .escape_ascii()
+                .to_string()
+                .chars()
+                .take(70)
+                .collect();
+            let shape = json_shape(case.doc.as_slice(), case.budget).unwrap();
+            let _ = writeln!(
+                out,
+                "── #{i}, {} bytes, budget {}: {shown}\n{}",
+                case.doc.len(),
+                case.budget,
+                outcome(shape)
+            );
+        }
+        insta::assert_snapshot!("corpus", out);
     }
 
     #[test]
@@ -1944,7 +2041,26 @@ mod tests {
         })
     }
 
+    fn arb_num() -> impl Strategy<Value = NumVal> {
+        prop_oneof![
+            any::<i64>().prop_map(NumVal::I64),
+            any::<u64>().prop_map(NumVal::U64),
+            (-3i64..3).prop_map(NumVal::I64),
+            (0u64..3).prop_map(NumVal::U64),
+            any::<f64>()
+                .prop_filter("JSON numbers are finite", |f| f.is_finite())
+                .prop_map(NumVal::F64),
+            prop::sample::select(vec![0.0, -0.0, 1.0, 1e16, 1e300, 5e-324]).prop_map(NumVal::F64),
+        ]
+    }
+
     proptest! {
+        #[test]
+        fn numbers_print_alike_exactly_when_their_text_is_the_same(a in arb_num(), b in arb_num()) {
+            prop_assert_eq!(a.prints_like(b), a.to_string() == b.to_string(), "{} {}", a, b);
+            prop_assert!(a.prints_like(a));
+        }
+
         #[test]
         fn any_json_value_is_previewed_within_budget(value in arb_json(), budget in 0usize..3_000) {
             let doc = value.to_string();
