@@ -171,7 +171,9 @@ fn a_file_is_stored_from_where_it_stands(backend: Backend) {
     assert!(reports > 1, "stored from the input");
     assert_ne!(different.hash, first.hash);
     assert_eq!(different.bytes, first.bytes);
-    let read = pad.read("other", &ReadMode::grep("error worker", 0), None).unwrap();
+    let read = pad
+        .read("other", &ReadMode::grep("error worker", 0), None)
+        .unwrap();
     assert!(read.text.starts_with("30000:"), "{}", read.text);
     let mut file = temp_file(&prefixed);
     file.seek(SeekFrom::Start(33)).unwrap();
