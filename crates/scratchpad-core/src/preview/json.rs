@@ -13,11 +13,11 @@
 //! Nesting depth is not limited: only the first `TRACK_DEPTH` levels are
 //! visited recursively; deeper values are skipped by the parser in a loop,
 //! with no recursion limit, so even a document nested 100,000 levels deep gets
-//! a preview.
+//! a preview; past 1,048,576 levels it is previewed as text.
 //!
-//! Known memory exceptions (transient, proportional to one value): a single
-//! huge string at a tracked level is buffered whole to report its length, and
-//! skipping deep nesting costs one byte per level.
+//! Known memory exception (transient, proportional to one value): a single
+//! huge string at a tracked level is buffered whole to report its length.
+//! Skipping deep nesting costs one byte per level, 1 MiB at most.
 //!
 //! What is accepted is what was when serde_json parsed for the preview (its
 //! visitor is kept in the tests as the oracle): numbers outside the f64 range
@@ -1814,6 +1814,13 @@ mod tests {
             out,
             "JSON array[1] of array[1] of array[1] of array[1] of array[1]"
         );
+    }
+
+    #[test]
+    fn nesting_past_a_million_levels_is_not_previewed_as_json() {
+        let depth = (1 << 20) + 64;
+        let doc = format!("[{}{}]", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(preview(&doc), None);
     }
 
     #[test]

@@ -26,6 +26,11 @@ use std::io::{self, Read};
 /// Input read at a time (bytes): small enough to stay in the L2 cache.
 const BUFFER_BYTES: usize = 64 * 1024;
 
+/// Deepest nesting a skipped value may have (levels): the stack of open brackets costs a byte per
+/// level, so this bounds it at 1 MiB. A document nested deeper is not previewed as JSON (it is
+/// stored and read as text).
+const MAX_SKIPPED_DEPTH: usize = 1 << 20;
+
 /// Digits of a number the fast path reads: 18 always fit a u64 (decimal digits).
 const MAX_FAST_DIGITS: usize = 18;
 
@@ -590,6 +595,9 @@ impl<R: Read> Parser<R> {
                     if self.peek_token()? == Some(close) {
                         self.pos += 1;
                     } else {
+                        if self.open.len() >= MAX_SKIPPED_DEPTH {
+                            return Err(Error::Invalid);
+                        }
                         self.open.push(open);
                         if open == b'{' {
                             self.skip_key()?;
