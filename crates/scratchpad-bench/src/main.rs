@@ -718,7 +718,16 @@ fn dedup(pad: &Scratchpad, log: &[u8], reps: usize) -> Result<Row> {
     let mut ours = Vec::new();
     let mut base = Vec::new();
     for i in 0..reps {
-        let (t, ()) = time(|| put_named(pad, &format!("copy{i}"), &mut &log[..]))?;
+        // As an offloaded tool output is stored: from memory, so a copy is found by its hash.
+        let (t, _) = time(|| {
+            Ok(pad.put_bytes(
+                log,
+                PutOptions {
+                    name: Some(format!("copy{i}")),
+                    ..PutOptions::default()
+                },
+            )?)
+        })?;
         ours.push(t);
         let (t, _) = time(|| Ok(blake3::hash(log)))?;
         base.push(t);
@@ -729,7 +738,7 @@ fn dedup(pad: &Scratchpad, log: &[u8], reps: usize) -> Result<Row> {
         baseline_name: "blake3 of the bytes".into(),
         baseline: base,
         target: None,
-        extra: "stores no new content".into(),
+        extra: "stores no new content, reads none again".into(),
     })
 }
 
