@@ -7,7 +7,7 @@ use std::io::{ErrorKind, Read};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::thread::{Scope, ScopedJoinHandle};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::model::Kind;
 use crate::preview::{
     JsonShape, PreviewConfig, TextPreview, TextPreviewBuilder, TextProfile, binary_preview,
@@ -181,11 +181,16 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
                 if matches!(self.first_non_ws, Some(b'{' | b'[')) {
                     if std::mem::take(&mut json_possible) {
                         let (tx, rx) = sync_channel(JSON_QUEUE_CHUNKS);
-                        self.json = Some(tx);
                         let budget = self.config.json_chars;
-                        self.json_worker = Some(self.scope.spawn(move || {
-                            json_shape(ChannelReader::new(rx), budget).ok().flatten()
-                        }));
+                        // Without a thread (the system has none to give), the content is previewed
+                        // as text.
+                        self.json_worker = std::thread::Builder::new()
+                            .name("json preview".into())
+                            .spawn_scoped(self.scope, move || {
+                                json_shape(ChannelReader::new(rx), budget).ok().flatten()
+                            })
+                            .ok();
+                        self.json = self.json_worker.is_some().then_some(tx);
                     }
                 } else if self.first_non_ws.is_some() {
                     json_possible = false;
@@ -244,7 +249,7 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
             };
             chars = count_chars(&text);
             newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
-            self.preview(text);
+            self.preview(text)?;
         }
         if !self.is_binary() {
             self.keep_search_text(&data);
@@ -266,18 +271,26 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
 
     /// Hands the next piece of text to the preview builder: here while it is the first, else to
     /// the builder's own thread (started with the second piece).
-    fn preview(&mut self, text: Cow<'_, str>) {
+    fn preview(&mut self, text: Cow<'_, str>) -> Result<()> {
         if let TextSide::Here(_) = self.text
             && self.seq > 0
             && let TextSide::Here(mut builder) = std::mem::replace(&mut self.text, TextSide::Moving)
         {
             let (pieces, queue) = sync_channel::<String>(PREVIEW_QUEUE_CHUNKS);
-            let done = self.scope.spawn(move || {
-                for piece in queue {
-                    builder.push(&piece);
-                }
-                builder.finish()
-            });
+            let done = std::thread::Builder::new()
+                .name("text preview".into())
+                .spawn_scoped(self.scope, move || {
+                    for piece in queue {
+                        builder.push(&piece);
+                    }
+                    builder.finish()
+                })
+                .map_err(|e| {
+                    Error::Storage(format!(
+                        "cannot start a thread to preview the input ({e}); the system is out of \
+                         threads or memory: retry when fewer writes run at once"
+                    ))
+                })?;
             self.text = TextSide::Worker { pieces, done };
         }
         match &mut self.text {
@@ -288,6 +301,7 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
             }
             TextSide::Moving => unreachable!("the builder is in place between calls"),
         }
+        Ok(())
     }
 
     /// Binary so far: a NUL byte, or more invalid bytes than nearly-UTF-8 text has.
