@@ -268,17 +268,22 @@ impl Drop for Writeback {
 }
 
 impl TempFile {
+    /// A failure to `verb` this file: a full disk, or a storage error naming the file.
+    fn error(&self, verb: &str, err: &std::io::Error) -> Error {
+        if is_disk_full(err) {
+            Error::DiskFull(self.dir.display().to_string())
+        } else {
+            Error::Storage(format!(
+                "cannot {verb} the side file {}: {err}",
+                self.path.display()
+            ))
+        }
+    }
+
     pub fn write(&mut self, data: &[u8]) -> Result<()> {
-        self.file.write_all(data).map_err(|e| {
-            if is_disk_full(&e) {
-                Error::DiskFull(self.dir.display().to_string())
-            } else {
-                Error::Storage(format!(
-                    "cannot write the side file {}: {e}",
-                    self.path.display()
-                ))
-            }
-        })?;
+        self.file
+            .write_all(data)
+            .map_err(|e| self.error("write", &e))?;
         self.unsynced += data.len() as u64;
         if self.unsynced >= WRITEBACK_BYTES {
             self.unsynced = 0;
@@ -302,16 +307,7 @@ impl TempFile {
             };
             background
                 .and_then(|()| self.file.sync_data())
-                .map_err(|e| {
-                    if is_disk_full(&e) {
-                        Error::DiskFull(self.dir.display().to_string())
-                    } else {
-                        Error::Storage(format!(
-                            "cannot flush the side file {}: {e}",
-                            self.path.display()
-                        ))
-                    }
-                })?;
+                .map_err(|e| self.error("flush", &e))?;
             self.flushed = true;
         }
         Ok(())
