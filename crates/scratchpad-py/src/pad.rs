@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use base64::Engine as _;
 use pyo3::prelude::*;
+use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use scratchpad_core::{self as core, Ttl};
 use scratchpad_mcp::tools::Mcp;
@@ -112,31 +113,47 @@ fn ttl_or_default(arg: Option<TtlArg>) -> Ttl {
     arg.map_or(Ttl::Default, |TtlArg(ttl)| ttl)
 }
 
-/// What `offload` and `put` accept: text, bytes, or (offload only) any JSON value.
+/// What `offload` accepts: text, bytes or any JSON value.
 enum Payload {
-    Text(String),
-    Bytes(Vec<u8>),
+    Raw(Raw),
     Json(serde_json::Value),
 }
 
-/// Text or bytes as they are; `None` for anything else.
-fn raw_payload(content: &Bound<'_, PyAny>) -> PyResult<Option<Payload>> {
-    if let Ok(text) = content.cast::<PyString>() {
-        return Ok(Some(Payload::Text(text.extract::<String>()?)));
+/// Text or bytes, borrowing the Python object's own buffer (a `bytearray`, which can change, is
+/// copied), so that a large value is neither copied nor walked while the GIL is held: the engine
+/// reads it with the GIL released.
+enum Raw {
+    Text(PyBackedStr),
+    Bytes(PyBackedBytes),
+}
+
+impl Raw {
+    /// Text or bytes as they are; `None` for anything else.
+    fn of(content: &Bound<'_, PyAny>) -> PyResult<Option<Self>> {
+        if let Ok(text) = content.cast::<PyString>() {
+            return Ok(Some(Self::Text(PyBackedStr::try_from(text.clone())?)));
+        }
+        if let Ok(bytes) = content.cast::<PyBytes>() {
+            return Ok(Some(Self::Bytes(bytes.clone().into())));
+        }
+        if let Ok(bytes) = content.cast::<PyByteArray>() {
+            return Ok(Some(Self::Bytes(bytes.clone().into())));
+        }
+        Ok(None)
     }
-    if let Ok(bytes) = content.cast::<PyBytes>() {
-        return Ok(Some(Payload::Bytes(bytes.as_bytes().to_vec())));
+
+    fn as_bytes(&self) -> &[u8] {
+        match self {
+            Self::Text(text) => text.as_bytes(),
+            Self::Bytes(bytes) => bytes,
+        }
     }
-    if let Ok(bytes) = content.cast::<PyByteArray>() {
-        return Ok(Some(Payload::Bytes(bytes.to_vec())));
-    }
-    Ok(None)
 }
 
 /// Text, bytes, else the value as JSON.
 fn payload(content: &Bound<'_, PyAny>) -> PyResult<Payload> {
-    match raw_payload(content)? {
-        Some(raw) => Ok(raw),
+    match Raw::of(content)? {
+        Some(raw) => Ok(Payload::Raw(raw)),
         None => Ok(Payload::Json(py_to_json(content)?)),
     }
 }
@@ -280,20 +297,27 @@ impl Scratchpad {
         server: Option<String>,
         is_error: bool,
     ) -> PyResult<OffloadResult> {
-        let part = match payload(content)? {
-            Payload::Text(text) => core::Part::text(text),
-            Payload::Bytes(bytes) => {
-                core::Part::new(core::Content::Binary(core::Binary::Bytes(bytes)))
-            }
-            Payload::Json(value) => core::Part::json(value),
-        };
-        let mut observation = core::Observation::new(tool, vec![part]);
-        observation.metadata = json_map(metadata, "metadata")?;
-        observation.args = args.map(py_to_json).transpose()?;
-        observation.server = server;
-        observation.is_error = is_error;
-        observation.save_as = name;
-        let offload = py.detach(|| self.pad.offload(&observation)).or_raise(py)?;
+        let payload = payload(content)?;
+        let metadata = json_map(metadata, "metadata")?;
+        let args = args.map(py_to_json).transpose()?;
+        // The owned copy of text or bytes is made with the GIL released.
+        let (offload, observation) = py.detach(|| {
+            let part = match payload {
+                Payload::Raw(Raw::Text(text)) => core::Part::text(text.to_owned()),
+                Payload::Raw(Raw::Bytes(bytes)) => core::Part::new(core::Content::Binary(
+                    core::Binary::Bytes(bytes.to_vec()),
+                )),
+                Payload::Json(value) => core::Part::json(value),
+            };
+            let mut observation = core::Observation::new(tool, vec![part]);
+            observation.metadata = metadata;
+            observation.args = args;
+            observation.server = server;
+            observation.is_error = is_error;
+            observation.save_as = name;
+            (self.pad.offload(&observation), observation)
+        });
+        let offload = offload.or_raise(py)?;
         let (shown, stored, info) = match offload.parts.into_iter().next() {
             Some(core::PartOutcome::Stored(reference)) => {
                 let shown = serde_json::to_string(&reference.observation(&Mcp))
@@ -332,10 +356,9 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let source = match raw_payload(content)? {
-            Some(Payload::Text(text)) => Source::Memory(text.into_bytes()),
-            Some(Payload::Bytes(bytes)) => Source::Memory(bytes),
-            Some(Payload::Json(_)) | None => match content.extract::<PathBuf>() {
+        let source = match Raw::of(content)? {
+            Some(raw) => Source::Memory(raw),
+            None => match content.extract::<PathBuf>() {
                 Ok(path) => Source::File(path),
                 Err(_) => {
                     return Err(invalid(
@@ -363,7 +386,7 @@ impl Scratchpad {
         };
         let info = py
             .detach(|| match source {
-                Source::Memory(bytes) => pad.put_bytes(&bytes, options()),
+                Source::Memory(raw) => pad.put_bytes(raw.as_bytes(), options()),
                 Source::File(path) => {
                     let mut file = std::fs::File::open(&path).map_err(|err| {
                         core::Error::Io(std::io::Error::new(
@@ -464,7 +487,7 @@ impl Scratchpad {
         &self,
         py: Python<'_>,
         name: String,
-        text: String,
+        text: PyBackedStr,
         if_version: Option<u64>,
         ttl: Option<TtlArg>,
         pinned: Option<bool>,
@@ -490,7 +513,7 @@ impl Scratchpad {
         &self,
         py: Python<'_>,
         name: String,
-        text: String,
+        text: PyBackedStr,
         if_version: Option<u64>,
         ttl: Option<TtlArg>,
         pinned: Option<bool>,
@@ -516,8 +539,8 @@ impl Scratchpad {
         &self,
         py: Python<'_>,
         name: String,
-        old: String,
-        new: String,
+        old: PyBackedStr,
+        new: PyBackedStr,
         replace_all: bool,
         if_version: Option<u64>,
         lease: Option<u64>,
@@ -612,7 +635,7 @@ impl Scratchpad {
 
     /// Replaces every `{{scratchpad:NAME}}` (or `#lines=10-20`, `#range=0-500`, `#json=.a`) in
     /// `text` by that entry's content or part of it.
-    fn resolve(&self, py: Python<'_>, text: String) -> PyResult<String> {
+    fn resolve(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
         py.detach(|| self.pad.resolve(&text)).or_raise(py)
     }
 
@@ -806,7 +829,7 @@ impl Scratchpad {
 
 /// Where `put` reads from.
 enum Source {
-    Memory(Vec<u8>),
+    Memory(Raw),
     File(PathBuf),
 }
 
