@@ -93,6 +93,28 @@ def test_every_read_mode(pad: Scratchpad) -> None:
     assert pad.read("blob", bytes=(0, 4)).text == "AAFiaQ=="
 
 
+def test_every_form_of_text_and_bytes_is_stored_exactly(pad: Scratchpad) -> None:
+    # ASCII, Latin-1, BMP and astral strings are three layouts inside CPython; each is read in place.
+    texts = ["ascii only\n" * 50_000, "café déjà vu\n" * 50_000, "日本語 ✓ 𝄞 🙂\n" * 50_000]
+    for i, text in enumerate(texts):
+        assert pad.content(pad.put(text, name=f"t{i}").name) == text.encode()
+        assert pad.read(f"t{i}", tail=3).text == text[-3:]
+        offloaded = pad.offload_result("tool", text)
+        assert offloaded.stored and offloaded.entry is not None
+        assert pad.content(offloaded.entry.name) == text.encode()
+    data = bytes(range(256)) * 4_000
+    buffer = bytearray(data)
+    pad.put(data, name="b")
+    pad.put(buffer, name="ba")
+    buffer[0] = 1  # the stored copy of a bytearray does not follow the object
+    assert pad.content("b") == data and pad.content("ba") == data
+    pad.write("note", texts[2][:200])
+    pad.append("note", "✓ appended")
+    assert pad.content("note").decode() == texts[2][:200] + "✓ appended"
+    pad.edit("note", old="✓ appended", new="édité")
+    assert pad.content("note").decode().endswith("édité")
+
+
 def test_a_cut_reply_continues_where_it_stopped(pad: Scratchpad) -> None:
     pad.put(log_with_errors(5_000, []), name="log")
     first = pad.read("log", lines=(1, 5_000), budget=2_000)
