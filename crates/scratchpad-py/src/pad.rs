@@ -304,9 +304,9 @@ impl Scratchpad {
         let (offload, observation) = py.detach(|| {
             let part = match payload {
                 Payload::Raw(Raw::Text(text)) => core::Part::text(text.to_owned()),
-                Payload::Raw(Raw::Bytes(bytes)) => core::Part::new(core::Content::Binary(
-                    core::Binary::Bytes(bytes.to_vec()),
-                )),
+                Payload::Raw(Raw::Bytes(bytes)) => {
+                    core::Part::new(core::Content::Binary(core::Binary::Bytes(bytes.to_vec())))
+                }
                 Payload::Json(value) => core::Part::json(value),
             };
             let mut observation = core::Observation::new(tool, vec![part]);
