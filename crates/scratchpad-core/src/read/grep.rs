@@ -118,8 +118,8 @@ pub(crate) fn grep(
         lines: Vec::new(),
     };
     if let Some(reader) = content.reader_at_line(args.from)? {
-        searcher
-            .search_reader(&matcher, reader, &mut sink)
+        reader
+            .with_read_ahead(|reader| searcher.search_reader(&matcher, reader, &mut sink))
             .map_err(|err| {
                 if err.to_string().contains("heap limit") {
                     Error::TooLarge(

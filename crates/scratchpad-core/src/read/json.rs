@@ -43,7 +43,10 @@ pub(super) fn query(
         ))));
     }
     let mut document = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
-    std::io::copy(&mut content.reader_at_byte(0)?, &mut document).map_err(source::from_io)?;
+    content
+        .reader_at_byte(0)?
+        .with_read_ahead(|reader| std::io::copy(reader, &mut document))
+        .map_err(source::from_io)?;
     let values = jq::run_jq(&document, query).map_err(|e| Error::invalid(e.to_string()))?;
     let count = values.len();
     let mut notes = Vec::new();

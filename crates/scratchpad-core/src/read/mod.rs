@@ -247,7 +247,10 @@ fn read_summary(
         skip: usize::try_from(from - 1).unwrap_or(usize::MAX),
         budget_chars: usize::try_from(budget).unwrap_or(usize::MAX),
     };
-    let page = summary::summarize(content.reader_at_byte(0)?, &options).map_err(source::from_io)?;
+    let page = content
+        .reader_at_byte(0)?
+        .with_read_ahead(|reader| summary::summarize(reader, &options))
+        .map_err(source::from_io)?;
     let location = if page.rows.is_empty() {
         format!(
             "summary of {} lines: no templates from {} on (there are {})",

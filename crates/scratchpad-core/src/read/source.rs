@@ -2,6 +2,7 @@
 
 use std::io::Read;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, sync_channel};
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
@@ -170,8 +171,6 @@ pub(crate) fn from_io(err: std::io::Error) -> Error {
     Error::Io(err)
 }
 
-/// A text chunk as readers see it: bytes that are not UTF-8 read as U+FFFD, as they were counted
-/// when the entry was stored (chunk by chunk, in the same way).
 /// The byte offset of character `n` of `text`, or its length when it has `n` characters or fewer.
 /// Counts the bytes that start a character, a block at a time: a range from the middle of a chunk
 /// does not decode the characters before it.
@@ -199,9 +198,20 @@ fn char_offset(text: &str, n: u64) -> usize {
     bytes.len()
 }
 
+/// A text chunk as readers see it: bytes that are not UTF-8 read as U+FFFD, as they were counted
+/// when the entry was stored (chunk by chunk, in the same way).
 pub(crate) fn as_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
+
+/// Chunks a read-ahead thread asks the store for at once (256 KiB each): one round trip to
+/// PostgreSQL per MiB.
+const READ_AHEAD_BATCH: u32 = 4;
+/// Chunks fetched and not yet read that the read-ahead thread waits on before fetching more.
+const READ_AHEAD_CHUNKS: usize = 4;
+/// A read with fewer chunks left than this fetches them itself: starting a thread would cost more
+/// than it saves.
+const READ_AHEAD_MIN_CHUNKS: u32 = 4;
 
 /// Streams an entry's chunks from a starting point, fetching one chunk at a time.
 #[derive(Debug)]
@@ -212,6 +222,8 @@ pub(crate) struct ChunkReader<'a> {
     pos: usize,
     loaded: bool,
     done: bool,
+    /// The chunks after the current one, in order, when a thread fetches them.
+    ahead: Option<Receiver<Result<Vec<u8>>>>,
 }
 
 impl<'a> ChunkReader<'a> {
@@ -223,7 +235,76 @@ impl<'a> ChunkReader<'a> {
             pos,
             loaded: false,
             done: content.last_seq.is_none_or(|last| seq > last),
+            ahead: None,
         }
+    }
+
+    /// Runs `read` over this reader with the chunks after the current one fetched by a thread of
+    /// their own, a few at a time and [`READ_AHEAD_CHUNKS`] at most waiting: fetching (a side
+    /// file's read and checksum, a round trip to PostgreSQL) overlaps the work on what came before. For a whole
+    /// scan such as a grep. A short read, or one that cannot start a thread, fetches as usual.
+    pub fn with_read_ahead<R>(mut self, read: impl FnOnce(&mut Self) -> R) -> R {
+        let first = if self.loaded { self.seq + 1 } else { self.seq };
+        let Some(last) = self
+            .content
+            .last_seq
+            .filter(|last| !self.done && last.saturating_sub(first) + 1 >= READ_AHEAD_MIN_CHUNKS)
+        else {
+            return read(&mut self);
+        };
+        let content = self.content;
+        std::thread::scope(|scope| {
+            let (sender, receiver) = sync_channel(READ_AHEAD_CHUNKS);
+            let fetch = move || {
+                let mut from = first;
+                while from <= last {
+                    let to = from.saturating_add(READ_AHEAD_BATCH - 1).min(last);
+                    let batch = content
+                        .stop
+                        .check()
+                        .and_then(|()| content.store.chunks(content.blob, from..=to));
+                    let chunks = match batch {
+                        Ok(chunks) => chunks,
+                        Err(err) => {
+                            let _ = sender.send(Err(err));
+                            return;
+                        }
+                    };
+                    for chunk in chunks {
+                        // A send fails once the reader is gone: it has read all it wanted.
+                        if sender.send(Ok(chunk)).is_err() {
+                            return;
+                        }
+                    }
+                    match to.checked_add(1) {
+                        Some(next) => from = next,
+                        None => return,
+                    }
+                }
+            };
+            if std::thread::Builder::new()
+                .name("read ahead".into())
+                .spawn_scoped(scope, fetch)
+                .is_ok()
+            {
+                self.ahead = Some(receiver);
+            }
+            let out = read(&mut self);
+            // Unblocks the thread before the scope waits for it.
+            self.ahead = None;
+            out
+        })
+    }
+
+    fn fetch(&mut self) -> Result<Vec<u8>> {
+        if let Some(ahead) = &self.ahead
+            && let Ok(chunk) = ahead.recv()
+        {
+            return chunk;
+        }
+        // The thread ended early (it cannot, short of a panic, which the scope reports).
+        self.ahead = None;
+        self.content.store.chunk(self.content.blob, self.seq)
     }
 
     /// Makes sure unread bytes are in `current` unless the content is exhausted.
@@ -238,7 +319,7 @@ impl<'a> ChunkReader<'a> {
                 self.done = true;
                 break;
             }
-            self.current = self.content.store.chunk(self.content.blob, self.seq)?;
+            self.current = self.fetch()?;
             self.loaded = true;
         }
         Ok(())

@@ -8,6 +8,7 @@ mod sql;
 pub mod sqlite;
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
@@ -380,6 +381,10 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn locate(&self, blob: i64, at: Locate) -> Result<Option<ChunkPos>>;
     /// One chunk's data, verified against its checksum.
     fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>>;
+    /// Chunks `seqs` in order, each verified: one round trip where the store is remote.
+    fn chunks(&self, blob: i64, seqs: RangeInclusive<u32>) -> Result<Vec<Vec<u8>>> {
+        seqs.map(|seq| self.chunk(blob, seq)).collect()
+    }
     /// Entries of a session, newest first.
     fn list(
         &self,

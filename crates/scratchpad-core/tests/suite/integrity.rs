@@ -1,12 +1,19 @@
 //! Stored content is verified whenever it is read: a corrupted chunk is an error that names the
 //! entry, never a slice silently shifted, and `check` finds every damaged entry.
 
+use scratchpad_core::store::CHUNK_BYTES;
 use scratchpad_core::{Error, ReadMode};
 
 use crate::common::{Backend, TestStore, log_with_errors, put};
 
 /// Flips one byte of the first chunk of the content `hash` where the store keeps it.
 fn corrupt(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool) {
+    corrupt_chunk(store, backend, hash, in_side_file, 0);
+}
+
+/// Flips one byte of chunk `seq` of the content `hash` where the store keeps it.
+fn corrupt_chunk(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool, seq: u32) {
+    let at = seq as usize * CHUNK_BYTES + 1_000;
     match (backend, in_side_file) {
         (Backend::Sqlite, true) => {
             let path = store
@@ -17,15 +24,15 @@ fn corrupt(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool) 
                 .join("pad.db-blobs")
                 .join(hash);
             let mut bytes = std::fs::read(&path).unwrap();
-            bytes[1_000] ^= 0x20;
+            bytes[at] ^= 0x20;
             std::fs::write(&path, bytes).unwrap();
         }
         (Backend::Sqlite, false) => {
             let conn = rusqlite::Connection::open(store.sqlite_path()).unwrap();
             conn.execute(
                 "UPDATE chunks SET data = CAST(replace(CAST(data AS TEXT), 'INFO', 'INF0') AS BLOB) \
-                 WHERE blob = (SELECT id FROM blobs WHERE hash = ?1) AND seq = 0",
-                [hash],
+                 WHERE blob = (SELECT id FROM blobs WHERE hash = ?1) AND seq = ?2",
+                rusqlite::params![hash, seq],
             )
             .unwrap();
         }
@@ -35,8 +42,8 @@ fn corrupt(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool) 
                 .admin()
                 .execute(
                     "UPDATE chunks SET data = overlay(data placing '\\x58'::bytea from 100 for 1) \
-                     WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = 0",
-                    &[&hash],
+                     WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = $2",
+                    &[&hash, &i64::from(seq)],
                 )
                 .unwrap();
         }
@@ -86,4 +93,41 @@ fn a_corrupted_chunk_is_an_error_naming_the_entry(backend: Backend) {
     assert_eq!(report.blobs, 1, "the intact content checks out: {report:?}");
 }
 
-backend_tests!(a_corrupted_chunk_is_an_error_naming_the_entry);
+/// Whole scans (grep, summary) fetch chunks ahead on a thread of their own: a damaged chunk far
+/// into the content is still an error naming the entry, never a shorter result.
+fn a_damaged_chunk_deep_in_a_scan_fails_the_scan(backend: Backend) {
+    let (store, pad) = backend.pad();
+    let log = log_with_errors(60_000, &[59_000]);
+    let large = put(&pad, "large", log.as_bytes());
+    assert!(large.bytes as usize > 6 * CHUNK_BYTES, "{large:?}");
+    let grep = ReadMode::Grep {
+        pattern: "ERROR".into(),
+        context: 1,
+        max_matches: None,
+        ignore_case: false,
+        from: None,
+    };
+    assert_eq!(
+        pad.read("large", &grep, None).unwrap().total_matches,
+        Some(1)
+    );
+    corrupt_chunk(&store, backend, &large.hash, backend == Backend::Sqlite, 5);
+
+    for mode in [grep, ReadMode::Summary { from: None }] {
+        let err = pad.read("large", &mode, None).unwrap_err();
+        assert!(matches!(err, Error::Corrupt(_)), "{mode:?}: {err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains("`large`") && message.contains("chunk 5 "),
+            "{message}"
+        );
+    }
+    // What comes before the damage still reads.
+    let head = pad.read("large", &ReadMode::Head { n: Some(2_000) }, None);
+    assert_eq!(head.unwrap().text, log[..2_000]);
+}
+
+backend_tests!(
+    a_corrupted_chunk_is_an_error_naming_the_entry,
+    a_damaged_chunk_deep_in_a_scan_fails_the_scan
+);

@@ -1,6 +1,7 @@
 //! Blob content: how it arrives (in memory, then a side file or staging rows once it is large), how
 //! it is stored once per hash, how a chunk is read back and verified, and how it is freed.
 
+use std::ops::RangeInclusive;
 use std::sync::Mutex;
 
 use super::{Backend, Conn, Dialect, Fail, Param, SqlStore};
@@ -228,6 +229,17 @@ fn touch_blob(c: &mut dyn Conn, dialect: &Dialect, hash: &str) -> Result<Option<
         dialect.now_ms
     );
     c.first(&sql, &[Param::Text(hash)], |r| r.int(0))
+}
+
+/// A chunk's row as a read finds it, before its data is fetched from a side file and checked.
+struct StoredChunk {
+    seq: i64,
+    data: Vec<u8>,
+    byte_start: u64,
+    len: Option<i64>,
+    checksum: Option<i64>,
+    external: bool,
+    hash: Option<String>,
 }
 
 /// Pending content as one transaction's commit sees it; a side file is taken out when adopted.
@@ -494,26 +506,58 @@ impl<B: Backend> SqlStore<B> {
 
     /// One chunk's data, from the table or the side file, checked against its checksum.
     pub(super) fn read_chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
-        let found = self.read(|c| {
-            c.first(
-                "SELECT c.data, c.byte_start, c.len, c.checksum, b.external, b.hash FROM chunks c \
-                 JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq = ?2",
-                &[Param::Int(blob), Param::Int(i64::from(seq))],
+        let mut chunks = self.read_chunks(blob, seq..=seq)?;
+        chunks
+            .pop()
+            .ok_or_else(|| Error::Raced(format!("blob {blob}")))
+    }
+
+    /// Chunks `seqs` of a blob in one query, each from the table or the side file and checked
+    /// against its checksum.
+    pub(super) fn read_chunks(&self, blob: i64, seqs: RangeInclusive<u32>) -> Result<Vec<Vec<u8>>> {
+        let wanted = seqs.end().saturating_sub(*seqs.start()) as usize + 1;
+        let rows = self.read(|c| {
+            c.rows(
+                "SELECT c.seq, c.data, c.byte_start, c.len, c.checksum, b.external, b.hash FROM chunks c \
+                 JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq BETWEEN ?2 AND ?3 \
+                 ORDER BY c.seq",
+                &[
+                    Param::Int(blob),
+                    Param::Int(i64::from(*seqs.start())),
+                    Param::Int(i64::from(*seqs.end())),
+                ],
                 |r| {
-                    Ok((
-                        r.bytes(0)?,
-                        r.count(1)?,
-                        r.opt_int(2)?,
-                        r.opt_int(3)?,
-                        r.flag(4)?,
-                        r.opt_text(5)?,
-                    ))
+                    Ok(StoredChunk {
+                        seq: r.int(0)?,
+                        data: r.bytes(1)?,
+                        byte_start: r.count(2)?,
+                        len: r.opt_int(3)?,
+                        checksum: r.opt_int(4)?,
+                        external: r.flag(5)?,
+                        hash: r.opt_text(6)?,
+                    })
                 },
             )
         })?;
-        let Some((data, byte_start, len, sum, external, hash)) = found else {
+        // A blob deleted meanwhile has no rows, or fewer than asked for.
+        if rows.len() != wanted {
             return Err(Error::Raced(format!("blob {blob}")));
-        };
+        }
+        rows.into_iter()
+            .map(|chunk| self.verified(blob, chunk))
+            .collect()
+    }
+
+    fn verified(&self, blob: i64, chunk: StoredChunk) -> Result<Vec<u8>> {
+        let StoredChunk {
+            seq,
+            data,
+            byte_start,
+            len,
+            checksum: sum,
+            external,
+            hash,
+        } = chunk;
         let data = match (external, hash, self.backend.side_files()) {
             (true, Some(hash), Some(side)) => side.read(
                 &hash,

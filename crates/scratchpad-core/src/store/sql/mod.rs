@@ -8,6 +8,7 @@
 //! them. In every statement that judges liveness, `?1` is the caller's clock (see [`live!`]).
 
 use std::fmt;
+use std::ops::RangeInclusive;
 
 use super::{
     BlobWriter, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
@@ -1065,6 +1066,10 @@ impl<B: Backend> Store for SqlStore<B> {
 
     fn chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
         self.read_chunk(blob, seq)
+    }
+
+    fn chunks(&self, blob: i64, seqs: RangeInclusive<u32>) -> Result<Vec<Vec<u8>>> {
+        self.read_chunks(blob, seqs)
     }
 
     fn list(
