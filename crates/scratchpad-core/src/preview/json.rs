@@ -1503,6 +1503,18 @@ mod tests {
         }
     }
 
+    /// A string of hundreds of megabytes is previewed with its exact length, its start, and
+    /// memory bounded (the parser keeps its ends, not its middle).
+    #[test]
+    fn a_huge_string_is_previewed_with_its_exact_length() {
+        let text = "0123456789abcdé".repeat(300_000);
+        let doc = json!({ "blob": text, "after": 1 }).to_string();
+        let shown = preview(&doc).unwrap();
+        assert!(shown.contains("string(4,500,000)"), "{shown}");
+        assert!(shown.contains("0123456789abcdé0123"), "{shown}");
+        assert!(shown.contains("after"), "{shown}");
+    }
+
     /// The corpus's previews, first recorded with serde_json driving the fold: a change to what
     /// is accepted or shown for any of its documents shows up here.
     #[test]

@@ -85,6 +85,7 @@ impl<'de> Visitor<'de> for ValueSeed<'_> {
         self.place.string(Str {
             text: value,
             ascii: false,
+            dropped_chars: 0,
         });
         Ok(())
     }

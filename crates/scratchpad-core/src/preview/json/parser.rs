@@ -31,6 +31,12 @@ const BUFFER_BYTES: usize = 64 * 1024;
 /// stored and read as text).
 const MAX_SKIPPED_DEPTH: usize = 1 << 20;
 
+/// Bytes of one string kept from its start, and from its end: a longer string's middle is counted
+/// and dropped as it is read, so that a 1 GB string costs what a 1.5 MiB one does. The preview
+/// shows a string's first characters, its length, and what strings share at their start and end.
+const KEEP_STRING_HEAD: usize = 512 * 1024;
+const KEEP_STRING_TAIL: usize = 512 * 1024;
+
 /// Digits of a number the fast path reads: 18 always fit a u64 (decimal digits).
 const MAX_FAST_DIGITS: usize = 18;
 
@@ -93,7 +99,7 @@ pub(super) struct Parser<R> {
     /// end the document first, as it would byte by byte).
     pending_error: Option<io::Error>,
     /// A string that straddles a refill or holds escapes, decoded.
-    scratch: Vec<u8>,
+    scratch: Scratch,
     /// The brackets open in a value being skipped (`[` or `{`).
     open: Vec<u8>,
 }
@@ -118,7 +124,7 @@ impl<R: Read> Parser<R> {
             invalid: Vec::new(),
             carry: Vec::new(),
             pending_error: None,
-            scratch: Vec::new(),
+            scratch: Scratch::default(),
             open: Vec::new(),
         }
     }
@@ -377,7 +383,11 @@ impl<R: Read> Parser<R> {
             }
             // Between two quotes: on character boundaries.
             let text = self.text.get(start..end).ok_or(Error::Invalid)?;
-            return Ok(Str { text, ascii });
+            return Ok(Str {
+                text,
+                ascii,
+                dropped_chars: 0,
+            });
         }
         self.read_str_slowly()
     }
@@ -394,7 +404,7 @@ impl<R: Read> Parser<R> {
             let available = &self.text.as_bytes()[start..self.end];
             let (found, _) = find_special(available);
             let len = found.unwrap_or(available.len());
-            self.scratch.extend_from_slice(&available[..len]);
+            self.scratch.push(&available[..len]);
             invalid |= self.has_invalid(start, start + len);
             let Some(special) = found.map(|len| available[len]) else {
                 self.pos = self.end;
@@ -413,8 +423,12 @@ impl<R: Read> Parser<R> {
         }
         // UTF-8 by now (escapes decode to whole characters, and a read ends on a whole one);
         // the check is what lends it as a `&str`.
-        let text = std::str::from_utf8(&self.scratch).map_err(|_| Error::Invalid)?;
-        Ok(Str { text, ascii: false })
+        let text = std::str::from_utf8(&self.scratch.bytes).map_err(|_| Error::Invalid)?;
+        Ok(Str {
+            text,
+            ascii: false,
+            dropped_chars: self.scratch.dropped_chars,
+        })
     }
 
     /// Decodes an escape whose backslash is consumed into `scratch`.
@@ -431,7 +445,7 @@ impl<R: Read> Parser<R> {
             Some(b'u') => return self.read_unicode_escape(),
             _ => return Err(Error::Invalid),
         };
-        self.scratch.push(decoded);
+        self.scratch.push(&[decoded]);
         Ok(())
     }
 
@@ -455,8 +469,7 @@ impl<R: Read> Parser<R> {
         };
         let c = char::from_u32(code).ok_or(Error::Invalid)?;
         let mut utf8 = [0; 4];
-        self.scratch
-            .extend_from_slice(c.encode_utf8(&mut utf8).as_bytes());
+        self.scratch.push(c.encode_utf8(&mut utf8).as_bytes());
         Ok(())
     }
 
@@ -679,23 +692,74 @@ fn find_special(bytes: &[u8]) -> (Option<usize>, bool) {
     (None, seen & HIGHS == 0)
 }
 
+/// A string being decoded: whole, or past `KEEP_STRING_HEAD + 2 * KEEP_STRING_TAIL` bytes its
+/// start and its end, with the characters of the middle counted.
+#[derive(Debug, Default)]
+struct Scratch {
+    bytes: Vec<u8>,
+    /// Where the kept start ends in `bytes`, once the middle was dropped.
+    cut: Option<usize>,
+    dropped_chars: u64,
+}
+
+impl Scratch {
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.cut = None;
+        self.dropped_chars = 0;
+    }
+
+    /// Appends decoded bytes (whole characters), dropping the middle of a string grown past what
+    /// is kept of it. Each drop removes at least [`KEEP_STRING_TAIL`] bytes and moves as many, so
+    /// a long string costs a copy of itself once at most.
+    fn push(&mut self, piece: &[u8]) {
+        self.bytes.extend_from_slice(piece);
+        if self.bytes.len() <= KEEP_STRING_HEAD + 2 * KEEP_STRING_TAIL {
+            return;
+        }
+        let bytes = &self.bytes;
+        let head_end = *self
+            .cut
+            .get_or_insert_with(|| char_floor(bytes, KEEP_STRING_HEAD));
+        let tail_start = char_floor(bytes, bytes.len() - KEEP_STRING_TAIL).max(head_end);
+        self.dropped_chars += crate::preview::text::count_chars(&bytes[head_end..tail_start]);
+        self.bytes.drain(head_end..tail_start);
+    }
+}
+
 /// A string read from the document.
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Str<'a> {
+    /// The string; for a very long one, its first and last [`KEEP_STRING_HEAD`] and
+    /// [`KEEP_STRING_TAIL`] bytes, joined.
     pub text: &'a str,
     /// All ASCII, so that its length in bytes is its length in characters; `false` when not
     /// known.
     pub ascii: bool,
+    /// Characters dropped from the middle of a very long string.
+    pub dropped_chars: u64,
 }
 
 impl Str<'_> {
+    /// Characters of the whole string.
     pub(super) fn chars(self) -> u64 {
-        if self.ascii {
+        let kept = if self.ascii {
             self.text.len() as u64
         } else {
-            self.text.chars().count() as u64
-        }
+            crate::preview::text::count_chars(self.text.as_bytes())
+        };
+        kept + self.dropped_chars
     }
+}
+
+/// The start of the character at or before `at` in UTF-8 `bytes`.
+fn char_floor(bytes: &[u8], at: usize) -> usize {
+    let mut at = at.min(bytes.len());
+    // A continuation byte is 0b10xx_xxxx: -64..-1 as i8.
+    while at > 0 && at < bytes.len() && (bytes[at] as i8) < -0x40 {
+        at -= 1;
+    }
+    at
 }
 
 /// What comes next, as [`Parser::next_value`] tells it.
@@ -869,5 +933,53 @@ impl<R: Read> Read for NumberBytes<'_, R> {
         out[..len].copy_from_slice(&available[..len]);
         parser.pos += len;
         Ok(len)
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    /// A string of any length costs a bounded buffer; its length is still counted exactly and its
+    /// start and end are the real ones, escapes and multi-byte characters included.
+    #[test]
+    fn a_very_long_string_keeps_its_ends_and_counts_its_middle() {
+        let unit = "é€😀 \\n\\u00e9\\ud83d\\ude00 plain text ";
+        let decoded = "é€😀 \né😀 plain text ";
+        let repeats = 200_000; // 8.4 MB of JSON, 5.8 MB decoded
+        let mut doc = String::from("\"<start>");
+        let mut whole = String::from("<start>");
+        for _ in 0..repeats {
+            doc.push_str(unit);
+            whole.push_str(decoded);
+        }
+        doc.push_str("<end>\"");
+        whole.push_str("<end>");
+        // Through a small reader, so the string crosses many refills.
+        let mut parser = Parser::new(std::io::BufReader::with_capacity(4_096, doc.as_bytes()));
+        assert_eq!(parser.next_value().unwrap(), Token::String);
+        let read = parser.read_str().unwrap();
+        assert_eq!(read.chars(), whole.chars().count() as u64);
+        assert!(read.text.len() <= KEEP_STRING_HEAD + 2 * KEEP_STRING_TAIL);
+        let (whole_bytes, kept_bytes) = (whole.as_bytes(), read.text.as_bytes());
+        assert!(whole_bytes.starts_with(&kept_bytes[..KEEP_STRING_HEAD - 4]));
+        assert!(whole_bytes.ends_with(&kept_bytes[kept_bytes.len() - KEEP_STRING_TAIL + 4..]));
+        let kept = read.text.len();
+        assert!(kept < whole.len() / 2, "{kept} of {}", whole.len());
+        assert!(parser.scratch.bytes.capacity() <= 4 * (KEEP_STRING_HEAD + KEEP_STRING_TAIL));
+        parser.end().unwrap();
+    }
+
+    #[test]
+    fn a_string_just_under_the_limit_is_kept_whole() {
+        let text = "x".repeat(KEEP_STRING_HEAD + 2 * KEEP_STRING_TAIL - 10) + "\\n";
+        let doc = format!("\"{text}\"");
+        let mut parser = Parser::new(doc.as_bytes());
+        parser.next_value().unwrap();
+        let read = parser.read_str().unwrap();
+        assert_eq!(read.dropped_chars, 0);
+        assert_eq!(read.text.len(), text.len() - 1);
+        assert!(read.text.ends_with("x\n"));
     }
 }
