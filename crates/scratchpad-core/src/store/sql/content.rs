@@ -4,7 +4,7 @@
 use std::ops::RangeInclusive;
 use std::sync::Mutex;
 
-use super::{Backend, Conn, Dialect, Fail, Param, SqlStore};
+use super::{Backend, Conn, Dialect, Fail, Param, Row, SqlStore};
 use crate::error::{Error, Result};
 use crate::model::Kind;
 use crate::store::side::TempFile;
@@ -12,6 +12,13 @@ use crate::store::{
     BlobStats, BlobWriter, Chunk, ChunkPos, Locate, Pending, PendingBlob, REUSE_MIN_BYTES,
     Reusable, checksum,
 };
+
+/// The columns [`StoredChunk::from_row`] reads, of `chunks c JOIN blobs b`.
+macro_rules! stored_chunk_columns {
+    () => {
+        "c.seq, c.data, c.byte_start, c.len, c.checksum, b.external, b.hash"
+    };
+}
 
 /// Receives a blob's content: in memory until it passes [`Backend::SPILL_BYTES`], then into a side
 /// file (where the backend keeps them) or staging rows marked with the writer's held connection.
@@ -240,6 +247,20 @@ struct StoredChunk {
     checksum: Option<i64>,
     external: bool,
     hash: Option<String>,
+}
+
+impl StoredChunk {
+    fn from_row(r: &dyn Row) -> Result<Self, Fail> {
+        Ok(Self {
+            seq: r.int(0)?,
+            data: r.bytes(1)?,
+            byte_start: r.count(2)?,
+            len: r.opt_int(3)?,
+            checksum: r.opt_int(4)?,
+            external: r.flag(5)?,
+            hash: r.opt_text(6)?,
+        })
+    }
 }
 
 /// Pending content as one transaction's commit sees it; a side file is taken out when adopted.
@@ -506,10 +527,19 @@ impl<B: Backend> SqlStore<B> {
 
     /// One chunk's data, from the table or the side file, checked against its checksum.
     pub(super) fn read_chunk(&self, blob: i64, seq: u32) -> Result<Vec<u8>> {
-        let mut chunks = self.read_chunks(blob, seq..=seq)?;
-        chunks
-            .pop()
-            .ok_or_else(|| Error::Raced(format!("blob {blob}")))
+        let found = self.read(|c| {
+            c.first(
+                concat!(
+                    "SELECT ",
+                    stored_chunk_columns!(),
+                    " FROM chunks c JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq = ?2"
+                ),
+                &[Param::Int(blob), Param::Int(i64::from(seq))],
+                StoredChunk::from_row,
+            )
+        })?;
+        let chunk = found.ok_or_else(|| Error::Raced(format!("blob {blob}")))?;
+        self.verified(blob, chunk)
     }
 
     /// Chunks `seqs` of a blob in one query, each from the table or the side file and checked
@@ -518,25 +548,18 @@ impl<B: Backend> SqlStore<B> {
         let wanted = seqs.end().saturating_sub(*seqs.start()) as usize + 1;
         let rows = self.read(|c| {
             c.rows(
-                "SELECT c.seq, c.data, c.byte_start, c.len, c.checksum, b.external, b.hash FROM chunks c \
-                 JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq BETWEEN ?2 AND ?3 \
-                 ORDER BY c.seq",
+                concat!(
+                    "SELECT ",
+                    stored_chunk_columns!(),
+                    " FROM chunks c JOIN blobs b ON b.id = c.blob \
+                     WHERE c.blob = ?1 AND c.seq BETWEEN ?2 AND ?3 ORDER BY c.seq"
+                ),
                 &[
                     Param::Int(blob),
                     Param::Int(i64::from(*seqs.start())),
                     Param::Int(i64::from(*seqs.end())),
                 ],
-                |r| {
-                    Ok(StoredChunk {
-                        seq: r.int(0)?,
-                        data: r.bytes(1)?,
-                        byte_start: r.count(2)?,
-                        len: r.opt_int(3)?,
-                        checksum: r.opt_int(4)?,
-                        external: r.flag(5)?,
-                        hash: r.opt_text(6)?,
-                    })
-                },
+                StoredChunk::from_row,
             )
         })?;
         // A blob deleted meanwhile has no rows, or fewer than asked for.
