@@ -9,6 +9,7 @@ use std::thread::{Scope, ScopedJoinHandle};
 
 use crate::error::{Error, Result};
 use crate::model::Kind;
+use crate::preview::text::count_chars_finding_nul;
 use crate::preview::{
     JsonShape, PreviewConfig, TextPreview, TextPreviewBuilder, TextProfile, binary_preview,
     json_shape, sniff_mime,
@@ -232,12 +233,9 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
             let take = (SNIFF_BYTES - self.first_bytes.len()).min(data.len());
             self.first_bytes.extend_from_slice(&data[..take]);
         }
-        if !self.has_nul && memchr::memchr(0, &data).is_some() {
-            self.has_nul = true;
-        }
         // Characters and lines are counted on the text as readers decode it (chunk by chunk,
-        // invalid bytes as U+FFFD); binary content has neither, and its chunks are found by bytes
-        // only.
+        // invalid bytes as U+FFFD, NUL bytes kept); binary content (a NUL byte, or too many
+        // invalid ones) has neither, and its chunks are found by bytes only.
         let (mut chars, mut newlines) = (0, 0);
         if !self.is_binary() {
             let text = match std::str::from_utf8(&data) {
@@ -247,9 +245,13 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
                     String::from_utf8_lossy(&data)
                 }
             };
-            chars = count_chars(&text);
-            newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
-            self.preview(text)?;
+            let (counted, nul) = count_chars_finding_nul(text.as_bytes());
+            self.has_nul = nul;
+            if !self.is_binary() {
+                chars = counted;
+                newlines = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+                self.preview(text)?;
+            }
         }
         if !self.is_binary() {
             self.keep_search_text(&data);
@@ -424,26 +426,6 @@ pub(crate) fn search_text_of_long(head: &[u8], tail: &[u8]) -> String {
     search_text(head, tail)
 }
 
-/// Characters of `text`: its bytes less those that continue a character (`0b10xx_xxxx`), counted
-/// eight at a time.
-fn count_chars(text: &str) -> u64 {
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let bytes = text.as_bytes();
-    let mut words = bytes.chunks_exact(8);
-    let mut continuing = 0u64;
-    for word in &mut words {
-        let w = u64::from_le_bytes(word.try_into().unwrap_or_default());
-        // Bit 7 set and bit 6 clear, each byte's verdict in its bit 7.
-        continuing += u64::from((w & !(w << 1) & HIGH).count_ones());
-    }
-    continuing += words
-        .remainder()
-        .iter()
-        .filter(|&&b| b & 0xC0 == 0x80)
-        .count() as u64;
-    bytes.len() as u64 - continuing
-}
-
 /// Bytes of `data` that are not part of a valid UTF-8 sequence (each reads as one U+FFFD or is
 /// part of one).
 fn invalid_utf8_bytes(data: &[u8]) -> u64 {
@@ -508,7 +490,8 @@ impl Read for ChannelReader {
 
 #[cfg(test)]
 mod tests {
-    use super::{char_cut, count_chars};
+    use super::char_cut;
+    use crate::preview::text::{count_chars, count_chars_finding_nul};
 
     #[test]
     fn characters_are_counted_as_rust_counts_them() {
@@ -521,9 +504,29 @@ mod tests {
         ] {
             for start in 0..text.len().min(9) {
                 if let Some(part) = text.get(start..) {
-                    assert_eq!(count_chars(part), part.chars().count() as u64, "{part:?}");
+                    assert_eq!(
+                        count_chars(part.as_bytes()),
+                        part.chars().count() as u64,
+                        "{part:?}"
+                    );
                 }
             }
+        }
+    }
+
+    #[test]
+    fn a_nul_byte_is_found_wherever_it_is() {
+        let text = "aé€😀 line\n".repeat(5);
+        assert!(!count_chars_finding_nul(text.as_bytes()).1);
+        for at in 0..text.len() {
+            let mut bytes = text.as_bytes().to_vec();
+            bytes[at] = 0;
+            assert!(count_chars_finding_nul(&bytes).1, "NUL at {at}");
+        }
+        // 0x01 and 0x80 next to each other are not zero, whatever the borrow does.
+        for pair in [[1u8, 0x80], [0x80, 1], [0xff, 0x01]] {
+            let bytes: Vec<u8> = pair.iter().copied().cycle().take(32).collect();
+            assert!(!count_chars_finding_nul(&bytes).1, "{pair:?}");
         }
     }
 

@@ -444,19 +444,29 @@ fn trim_to_char_start(bytes: &[u8]) -> &[u8] {
 /// Characters in valid UTF-8: every byte that is not a continuation byte (`10xxxxxx`) starts one.
 /// Counted eight bytes at a time: it runs over every byte of every entry.
 pub fn count_chars(bytes: &[u8]) -> u64 {
+    count_chars_finding_nul(bytes).0
+}
+
+/// [`count_chars`], and whether `bytes` hold a NUL byte, in the same pass: ingest asks both of
+/// every chunk.
+pub fn count_chars_finding_nul(bytes: &[u8]) -> (u64, bool) {
+    const LOW: u64 = 0x0101_0101_0101_0101;
     const HIGH: u64 = 0x8080_8080_8080_8080;
     let mut chunks = bytes.chunks_exact(8);
-    let mut continuation = 0u64;
+    let (mut continuation, mut zero) = (0u64, 0u64);
     for chunk in &mut chunks {
         let mut word = [0u8; 8];
         word.copy_from_slice(chunk);
         let x = u64::from_le_bytes(word);
         // Bit 7 set and bit 6 clear; shifting moves each byte's bit 6 onto its bit 7.
         continuation += u64::from((x & !(x << 1) & HIGH).count_ones());
+        // Non-zero exactly when some byte of `x` is zero (the borrow can only start at one).
+        zero |= x.wrapping_sub(LOW) & !x & HIGH;
     }
     let rest = chunks.remainder();
     continuation += rest.iter().filter(|&&b| (b as i8) < -0x40).count() as u64;
-    bytes.len() as u64 - continuation
+    let nul = zero != 0 || rest.contains(&0);
+    (bytes.len() as u64 - continuation, nul)
 }
 
 pub fn count_newlines(bytes: &[u8]) -> u64 {
