@@ -303,7 +303,7 @@ impl Scratchpad {
         // The owned copy of text or bytes is made with the GIL released.
         let (offload, observation) = py.detach(|| {
             let part = match payload {
-                Payload::Raw(Raw::Text(text)) => core::Part::text(text.to_owned()),
+                Payload::Raw(Raw::Text(text)) => core::Part::text(str::to_owned(&text)),
                 Payload::Raw(Raw::Bytes(bytes)) => {
                     core::Part::new(core::Content::Binary(core::Binary::Bytes(bytes.to_vec())))
                 }

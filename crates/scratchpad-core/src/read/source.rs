@@ -213,7 +213,8 @@ const READ_AHEAD_CHUNKS: usize = 4;
 /// than it saves.
 const READ_AHEAD_MIN_CHUNKS: u32 = 4;
 
-/// Streams an entry's chunks from a starting point, fetching one chunk at a time.
+/// Streams an entry's chunks from a starting point, fetching one chunk at a time, or ahead on a
+/// thread of its own ([`ChunkReader::with_read_ahead`]).
 #[derive(Debug)]
 pub(crate) struct ChunkReader<'a> {
     content: EntryContent<'a>,
@@ -241,10 +242,15 @@ impl<'a> ChunkReader<'a> {
 
     /// Runs `read` over this reader with the chunks after the current one fetched by a thread of
     /// their own, a few at a time and [`READ_AHEAD_CHUNKS`] at most waiting: fetching (a side
-    /// file's read and checksum, a round trip to PostgreSQL) overlaps the work on what came before. For a whole
-    /// scan such as a grep. A short read, or one that cannot start a thread, fetches as usual.
+    /// file's read and checksum, a round trip to PostgreSQL) overlaps the work on what came
+    /// before. For a whole scan such as a grep. A short read, or one that cannot start a thread,
+    /// fetches as usual.
     pub fn with_read_ahead<R>(mut self, read: impl FnOnce(&mut Self) -> R) -> R {
-        let first = if self.loaded { self.seq + 1 } else { self.seq };
+        let first = if self.loaded {
+            self.seq.saturating_add(1)
+        } else {
+            self.seq
+        };
         let Some(last) = self
             .content
             .last_seq

@@ -545,7 +545,10 @@ impl<B: Backend> SqlStore<B> {
     /// Chunks `seqs` of a blob in one query, each from the table or the side file and checked
     /// against its checksum.
     pub(super) fn read_chunks(&self, blob: i64, seqs: RangeInclusive<u32>) -> Result<Vec<Vec<u8>>> {
-        let wanted = seqs.end().saturating_sub(*seqs.start()) as usize + 1;
+        if seqs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let wanted = (seqs.end() - seqs.start()) as usize + 1;
         let rows = self.read(|c| {
             c.rows(
                 concat!(
