@@ -813,32 +813,17 @@ impl From<serde_json::Number> for Number {
 fn fast_number(bytes: &[u8]) -> Option<(Number, usize)> {
     let negative = bytes.first() == Some(&b'-');
     let int_start = usize::from(negative);
-    let mut end = int_start;
     let mut significand = 0u64;
-    while let Some(&byte) = bytes.get(end)
-        && byte.is_ascii_digit()
-    {
-        significand = significand
-            .wrapping_mul(10)
-            .wrapping_add(u64::from(byte - b'0'));
-        end += 1;
-    }
+    let mut end = take_digits(bytes, int_start, &mut significand);
     let int_len = end - int_start;
     if int_len == 0 || int_len > MAX_FAST_DIGITS || int_len > 1 && bytes[int_start] == b'0' {
         return None;
     }
     let mut fraction_len = 0;
     if bytes.get(end) == Some(&b'.') {
-        end += 1;
-        while let Some(&byte) = bytes.get(end)
-            && byte.is_ascii_digit()
-        {
-            significand = significand
-                .wrapping_mul(10)
-                .wrapping_add(u64::from(byte - b'0'));
-            fraction_len += 1;
-            end += 1;
-        }
+        let fraction_start = end + 1;
+        end = take_digits(bytes, fraction_start, &mut significand);
+        fraction_len = end - fraction_start;
         if fraction_len == 0 || int_len + fraction_len > MAX_FAST_DIGITS {
             return None;
         }
@@ -865,6 +850,21 @@ fn fast_number(bytes: &[u8]) -> Option<(Number, usize)> {
         }
     };
     Some((number, end))
+}
+
+/// Appends the decimal digits of `bytes` from `at` to `significand` (wrapping: the caller bounds
+/// how many count) and returns where they end.
+#[inline(always)]
+fn take_digits(bytes: &[u8], mut at: usize, significand: &mut u64) -> usize {
+    while let Some(&byte) = bytes.get(at)
+        && byte.is_ascii_digit()
+    {
+        *significand = significand
+            .wrapping_mul(10)
+            .wrapping_add(u64::from(byte - b'0'));
+        at += 1;
+    }
+    at
 }
 
 /// Where a skipped number's syntax is: `-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?`.
