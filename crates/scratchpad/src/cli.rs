@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::commands::clients::{Client, Scope};
+use scratchpad::client_config::{Client, Scope};
 
 #[derive(Debug, Parser)]
 #[command(

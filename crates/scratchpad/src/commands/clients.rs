@@ -1,35 +1,19 @@
 //! `scratchpad mcp install|uninstall|wrap|unwrap`: put the scratchpad into an MCP client's own
 //! configuration file, and take it out again, byte for byte.
 //!
-//! Every change is an edit of tokens in the file's text (`tree::Edits`), never a re-serialisation,
-//! so comments, key order, indentation and line endings stay as the user left them. Before a file is
-//! written its old text is copied next to it; `--dry-run` prints the diff instead, with secrets
-//! (env and header values, URL passwords) masked.
-
-mod client;
-mod doc;
-mod entry;
-mod install;
-mod json;
-mod toml;
-mod tree;
+//! The edits themselves are `scratchpad::client_config`'s; this is the file around them. Before a
+//! file is written its old text is copied next to it; `--dry-run` prints the diff instead, with
+//! secrets (env and header values, URL passwords) masked.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-
-use client::Format;
-pub use client::{Client, Scope};
-use doc::Doc;
-use entry::Plan;
-use install::{Found, ServerEntry};
+use scratchpad::client_config::{self, Client, Outcome, Refusal, Scope, ServerEntry, Verdict};
 
 use crate::cli::{
     ClientFile, GlobalArgs, InstallArgs, McpCommand, UninstallArgs, UnwrapArgs, WrapArgs,
 };
-
-pub use entry::HEADER_ENV_PREFIX;
 
 /// The configuration file one command works on.
 struct Target {
@@ -60,14 +44,6 @@ impl Target {
         })
     }
 
-    fn format_name(&self) -> &'static str {
-        match self.client.shape().format {
-            Format::Json(flavor) if flavor.comments => "JSON with comments",
-            Format::Json(_) => "JSON",
-            Format::Toml => "TOML",
-        }
-    }
-
     /// The file's text; `None` when it does not exist.
     fn read(&self) -> anyhow::Result<Option<String>> {
         match std::fs::read(&self.real) {
@@ -82,15 +58,12 @@ impl Target {
         }
     }
 
-    fn parse<'a>(&self, text: &'a str) -> anyhow::Result<Doc<'a>> {
-        Doc::parse(text, self.client.shape()).map_err(|why| {
-            anyhow::anyhow!(
-                "{} is not valid {} ({why}); fix it (the client cannot read it either) and run \
-                 again; nothing was changed",
-                self.shown.display(),
-                self.format_name()
-            )
-        })
+    fn refused(&self, refusal: &Refusal) -> anyhow::Error {
+        anyhow::anyhow!("{}", refusal.message(&self.shown.display().to_string()))
+    }
+
+    fn secrets(&self, texts: &[&str]) -> Vec<String> {
+        client_config::secrets(self.client, texts)
     }
 
     /// Writes `new` (or removes the file when `None`) after backing up `old`; with --dry-run prints
@@ -102,15 +75,6 @@ impl Target {
         new: Option<&str>,
         secrets: &[String],
     ) -> anyhow::Result<()> {
-        if let Some(new) = new
-            && let Err(why) = Doc::parse(new, self.client.shape())
-        {
-            anyhow::bail!(
-                "the change would leave {} unreadable ({why}); this is a bug in scratchpad, please \
-                 report it; nothing was written",
-                self.shown.display()
-            );
-        }
         if self.dry_run {
             let diff = similar::TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""));
             let label = self.shown.display().to_string();
@@ -181,29 +145,24 @@ pub fn run(global: &GlobalArgs, command: &McpCommand) -> anyhow::Result<Option<u
 
 pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
-    let shape = target.client.shape();
     let old = target.read()?;
-    let is_toml = shape.format == Format::Toml;
-    let text = old
-        .clone()
-        .unwrap_or_else(|| install::created_file(is_toml).to_owned());
-    let doc = target.parse(&text)?;
     let entry = ServerEntry {
         command: scratchpad_command(args.command.as_deref(), args.file.scope)?,
         args: served_args(global.session.as_deref()),
         env: store_env(global.store.as_deref())?,
-        stdio_type: shape.stdio_type,
+        stdio_type: target.client.shape().stdio_type,
     };
+    let outcome = client_config::install(target.client, old.as_deref(), &args.name, &entry)
+        .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
-    let edits = match install::install(&doc, &args.name, &entry)? {
-        Found::Nothing(why) => {
+    let new = match outcome.change {
+        Ok(new) => new,
+        Err(why) => {
             writeln!(out, "nothing to change: {why}")?;
             return Ok(0);
         }
-        Found::Edits(edits) => edits,
     };
-    let new = apply(&edits, &text)?;
     writeln!(
         out,
         "  added      {} ({} mcp serve{})",
@@ -211,10 +170,8 @@ pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
         entry.command,
         describe_settings(global)
     )?;
-    let after = Doc::parse(&new, shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, old.as_deref(), Some(&new), &secrets(&docs))?;
+    let secrets = target.secrets(&[old.as_deref().unwrap_or(""), &new]);
+    target.commit(&mut out, old.as_deref(), Some(&new), &secrets)?;
     if !target.dry_run {
         writeln!(
             out,
@@ -238,65 +195,41 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
         )?;
         return Ok(0);
     };
-    let doc = target.parse(&text)?;
+    let outcome = client_config::uninstall(target.client, &text, &args.name)
+        .map_err(|refusal| target.refused(&refusal))?;
     writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
-    let edits = match install::uninstall(&doc, &args.name)? {
-        Found::Nothing(why) => {
+    let new = match outcome.change {
+        Ok(new) => new,
+        Err(why) => {
             writeln!(out, "nothing to change: {why}")?;
             return Ok(0);
         }
-        Found::Edits(edits) => edits,
     };
-    let new = apply(&edits, &text)?;
     writeln!(out, "  removed    {}", args.name)?;
-    let is_toml = doc.is_toml();
-    let new = (new != install::created_file(is_toml)).then_some(new);
-    let after = new
-        .as_deref()
-        .map(|n| Doc::parse(n, doc.shape))
-        .and_then(Result::ok);
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), new.as_deref(), &secrets(&docs))?;
+    let new = (new != client_config::created_file(target.client)).then_some(new);
+    let secrets = target.secrets(&[&text, new.as_deref().unwrap_or("")]);
+    target.commit(&mut out, Some(&text), new.as_deref(), &secrets)?;
     Ok(0)
 }
 
 pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
     let text = target.read()?.ok_or_else(|| target.missing())?;
-    let doc = target.parse(&text)?;
     let command = scratchpad_command(args.command.as_deref(), args.file.scope)?;
-    let servers = chosen(&doc, &args.servers, &target)?;
+    let outcome = client_config::wrap(target.client, &text, &args.servers, &command)
+        .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
-    let mut edits = tree::Edits::default();
-    let mut changed = 0;
-    for (name, node) in servers {
-        let plan = match entry::wrap(&doc, node, &command) {
-            Plan::Change(change, what) => match undoes_exactly(&doc, name, &change) {
-                Ok(()) => Plan::Change(change, what),
-                Err(why) => Plan::Leave(why),
-            },
-            leave @ Plan::Leave(_) => leave,
-        };
-        match plan {
-            Plan::Change(change, what) => {
-                writeln!(out, "  wrapped    {name} ({what})")?;
-                edits.extend(change);
-                changed += 1;
-            }
-            Plan::Leave(why) => writeln!(out, "  left alone {name}: {why}")?,
+    report(&mut out, &outcome, "wrapped")?;
+    let new = match outcome.change {
+        Ok(new) => new,
+        Err(why) => {
+            writeln!(out, "nothing to change: {why}")?;
+            return Ok(0);
         }
-    }
-    if changed == 0 {
-        writeln!(out, "nothing to change: no server left to wrap")?;
-        return Ok(0);
-    }
-    let new = apply(&edits, &text)?;
-    let after = Doc::parse(&new, doc.shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), Some(&new), &secrets(&docs))?;
+    };
+    let secrets = target.secrets(&[&text, &new]);
+    target.commit(&mut out, Some(&text), Some(&new), &secrets)?;
     if !target.dry_run {
         writeln!(
             out,
@@ -312,87 +245,32 @@ pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
 pub fn unwrap(args: &UnwrapArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
     let text = target.read()?.ok_or_else(|| target.missing())?;
-    let doc = target.parse(&text)?;
-    let servers = chosen(&doc, &args.servers, &target)?;
+    let outcome = client_config::unwrap(target.client, &text, &args.servers)
+        .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
     writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
-    let mut edits = tree::Edits::default();
-    let mut changed = 0;
-    for (name, node) in servers {
-        match entry::unwrap(&doc, node) {
-            Plan::Change(change, what) => {
-                writeln!(out, "  unwrapped  {name} ({what})")?;
-                edits.extend(change);
-                changed += 1;
-            }
-            Plan::Leave(why) if why == "not wrapped" => {}
-            Plan::Leave(why) => writeln!(out, "  left alone {name}: {why}")?,
+    report(&mut out, &outcome, "unwrapped")?;
+    let new = match outcome.change {
+        Ok(new) => new,
+        Err(why) => {
+            writeln!(out, "nothing to change: {why}")?;
+            return Ok(0);
         }
-    }
-    if changed == 0 {
-        writeln!(out, "nothing to change: no server is wrapped")?;
-        return Ok(0);
-    }
-    let new = apply(&edits, &text)?;
-    let after = Doc::parse(&new, doc.shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), Some(&new), &secrets(&docs))?;
+    };
+    let secrets = target.secrets(&[&text, &new]);
+    target.commit(&mut out, Some(&text), Some(&new), &secrets)?;
     Ok(0)
 }
 
-fn apply(edits: &tree::Edits, text: &str) -> anyhow::Result<String> {
-    edits.apply(text).ok_or_else(|| {
-        anyhow::anyhow!(
-            "two edits overlap; this is a bug in scratchpad, please report it; nothing was written"
-        )
-    })
-}
-
-/// The servers named by --server (all when none), each checked to exist.
-fn chosen<'d>(
-    doc: &'d Doc,
-    names: &[String],
-    target: &Target,
-) -> anyhow::Result<Vec<(&'d str, &'d tree::Node)>> {
-    let servers = doc
-        .servers()
-        .map_err(|why| anyhow::anyhow!("{}: {why}; nothing was changed", target.shown.display()))?;
-    for name in names {
-        if !servers.iter().any(|(n, _)| n == name) {
-            let known: Vec<&str> = servers.iter().map(|(n, _)| *n).collect();
-            anyhow::bail!(
-                "{} has no server named `{name}`; it has: {}",
-                target.shown.display(),
-                if known.is_empty() {
-                    "none".to_owned()
-                } else {
-                    known.join(", ")
-                }
-            );
+/// One line per server: what was done to it, or why it was left alone.
+fn report(out: &mut impl std::io::Write, outcome: &Outcome, done: &str) -> anyhow::Result<()> {
+    for (name, verdict) in &outcome.servers {
+        match verdict {
+            Verdict::Changed(what) => writeln!(out, "  {done:<10} {name} ({what})")?,
+            Verdict::Left(why) => writeln!(out, "  left alone {name}: {why}")?,
         }
     }
-    Ok(servers
-        .into_iter()
-        .filter(|(name, _)| names.is_empty() || names.iter().any(|n| n == name))
-        .collect())
-}
-
-/// A wrap is kept only if unwrapping its result gives the original text back exactly.
-fn undoes_exactly(doc: &Doc, name: &str, change: &tree::Edits) -> Result<(), String> {
-    let refuse = || "unwrap could not give its text back byte for byte; wrap it by hand".to_owned();
-    let wrapped = change.apply(doc.text).ok_or_else(refuse)?;
-    let after = Doc::parse(&wrapped, doc.shape).map_err(|_| refuse())?;
-    let servers = after.servers().map_err(|_| refuse())?;
-    let (_, node) = servers
-        .iter()
-        .rev()
-        .find(|(n, _)| *n == name)
-        .ok_or_else(refuse)?;
-    match entry::unwrap(&after, node) {
-        Plan::Change(back, _) if back.apply(&wrapped).as_deref() == Some(doc.text) => Ok(()),
-        Plan::Change(..) | Plan::Leave(_) => Err(refuse()),
-    }
+    Ok(())
 }
 
 /// The command written into a client's file.
@@ -540,96 +418,6 @@ fn copy_permissions(from: &Path, to: &Path) {
     }
 }
 
-/// Values a diff must not show: everything in env and header maps, URL passwords and sensitive
-/// query values, and arguments that follow a flag naming a key, token, secret or password.
-/// References to variables (`${TOKEN}`, `$TOKEN`, `${env:TOKEN}`, `${input:key}`) are not secrets
-/// and stay readable.
-fn secrets(docs: &[&Doc]) -> Vec<String> {
-    let mut found = Vec::new();
-    for doc in docs {
-        let Ok(servers) = doc.servers() else { continue };
-        for (_, node) in servers {
-            let Some(map) = node.as_map() else { continue };
-            for member in &map.members {
-                let members = member.value.as_map().map_or(&[][..], |m| &m.members[..]);
-                match member.name.as_str() {
-                    "env" => {
-                        found.extend(
-                            members
-                                .iter()
-                                .filter_map(|v| v.value.as_str())
-                                .map(str::to_owned),
-                        );
-                    }
-                    "headers" | "http_headers" => {
-                        for header in members.iter().filter(|h| sensitive(&h.name)) {
-                            found.extend(header.value.as_str().map(str::to_owned));
-                        }
-                    }
-                    "url" | "serverUrl" | "httpUrl" => {
-                        found.extend(member.value.as_str().into_iter().flat_map(url_secrets));
-                    }
-                    "args" => {
-                        let args = member.value.strings().unwrap_or_default();
-                        for (i, arg) in args.iter().enumerate() {
-                            found.extend(url_secrets(arg));
-                            if let Some((flag, value)) = arg.split_once('=')
-                                && sensitive(flag)
-                            {
-                                found.push(value.to_owned());
-                            }
-                            if arg.starts_with('-') && sensitive(arg) {
-                                found.extend(args.get(i + 1).map(|a| (*a).to_owned()));
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    // Short values are left: masking every "core" or "true" in a diff would hide more than it keeps.
-    found.retain(|s| s.len() >= 6 && !s.contains("${") && !s.starts_with('$'));
-    // Longest first, so a secret inside another is not half-masked.
-    found.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    found.dedup();
-    found
-}
-
-fn sensitive(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "key", "token", "secret", "password", "passwd", "auth", "sig",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
-        || name == "cookie"
-}
-
-fn url_secrets(url: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let Some((_, rest)) = url.split_once("://") else {
-        return found;
-    };
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    if let Some((userinfo, _)) = authority.rsplit_once('@')
-        && let Some((_, password)) = userinfo.split_once(':')
-    {
-        found.push(password.to_owned());
-    }
-    if let Some((_, query)) = rest.split_once('?') {
-        let query = query.split('#').next().unwrap_or("");
-        for pair in query.split('&') {
-            if let Some((name, value)) = pair.split_once('=')
-                && sensitive(name)
-            {
-                found.push(value.to_owned());
-            }
-        }
-    }
-    found
-}
-
 fn redact(text: &str, secrets: &[String]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
@@ -648,18 +436,5 @@ mod tests {
         assert_eq!(at(0), "19700101T000000Z");
         assert_eq!(at(951_782_400), "20000229T000000Z");
         assert_eq!(at(1_735_787_045), "20250102T030405Z");
-    }
-
-    #[test]
-    fn url_secrets_are_passwords_and_sensitive_query_values() {
-        assert_eq!(
-            url_secrets("postgres://ada:s3cret@db:5432/pad"),
-            ["s3cret".to_owned()]
-        );
-        assert_eq!(
-            url_secrets("https://mcp.example.com/mcp?api_key=abcd&region=eu"),
-            ["abcd".to_owned()]
-        );
-        assert!(url_secrets("https://mcp.example.com/mcp").is_empty());
     }
 }
