@@ -385,7 +385,8 @@ pub struct UnwrapArgs {
     \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
     with\n  \
     \"command\": \"scratchpad\", \"args\": [\"mcp\", \"proxy\", \"--\", \"npx\", \"-y\", \
-    \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\n\
+    \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
+    (`scratchpad mcp wrap` does this for you, adding --wrapped=args so that `mcp unwrap` knows it)\n\n\
     Examples:\n  \
     scratchpad mcp proxy -- npx -y @modelcontextprotocol/server-everything\n  \
     scratchpad --session build mcp proxy --threshold 8192 -- ./my-server --verbose\n  \
@@ -437,6 +438,11 @@ pub struct ProxyArgs {
     /// its call at once with an error naming this limit
     #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_RESULT_BYTES)]
     pub max_result_bytes: u64,
+    /// Set by `scratchpad mcp wrap`: marks a proxy it put in front of a server, so that `mcp
+    /// unwrap` takes apart only those, and says what unwrap gives back (`args`, `command`, or the
+    /// key the URL was under). The proxy itself does nothing with it
+    #[arg(long, value_name = "FORM", hide_short_help = true)]
+    pub wrapped: Option<String>,
     /// The upstream server's command and arguments, after `--`
     #[arg(last = true, value_name = "UPSTREAM_CMD")]
     pub upstream: Vec<String>,

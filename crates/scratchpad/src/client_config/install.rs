@@ -233,7 +233,7 @@ fn insert_member(
 
 /// The text that removing member `index` of a braced map takes out: the inverse of
 /// `insert_member`, and something sensible for members placed by hand.
-fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
+pub(super) fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
     let members = map.as_map().map_or(&[][..], |m| &m.members[..]);
     let member = &members[index];
     let end = member.value.span.end;
