@@ -17,7 +17,22 @@ pub(super) fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
         StoreUrl::Sqlite(path) => path,
         StoreUrl::Postgres(url) => return open_postgres(url),
     };
-    // A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+    check_sqlite_dir(&path)?;
+    Ok(Arc::new(SqliteStore::open(&path)?))
+}
+
+/// Checks a store URL as opening it would, without opening, creating or connecting to anything:
+/// the scheme, that a SQLite file's directory exists, that a PostgreSQL URL parses (and that this
+/// build has PostgreSQL). For a command that writes a URL where a server will open it later.
+pub fn check_store_url(url: &str) -> Result<()> {
+    match parse_store_url(url)? {
+        StoreUrl::Sqlite(path) => check_sqlite_dir(&path),
+        StoreUrl::Postgres(url) => check_postgres(url),
+    }
+}
+
+/// A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+fn check_sqlite_dir(path: &std::path::Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
@@ -26,7 +41,17 @@ pub(super) fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
             dir.display()
         )));
     }
-    Ok(Arc::new(SqliteStore::open(&path)?))
+    Ok(())
+}
+
+#[cfg(feature = "postgres")]
+fn check_postgres(url: &str) -> Result<()> {
+    crate::store::postgres::parse_url(url).map(drop)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn check_postgres(_url: &str) -> Result<()> {
+    Err(postgres_disabled())
 }
 
 #[cfg(feature = "postgres")]

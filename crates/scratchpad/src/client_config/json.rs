@@ -1,5 +1,11 @@
-//! JSON and JSONC (comments, and for VS Code trailing commas) read into spans: a small recursive
-//! descent that keeps where every key and value is, so edits touch only those tokens.
+//! JSON and JSONC (comments, and for VS Code trailing commas) read into spans with `jsonc-parser`,
+//! which keeps where every key and value is, so edits touch only those tokens. What the parser lets
+//! through beyond the client's own reader is refused by a second, strict reading.
+
+use jsonc_parser::ast::{ObjectPropName, Value};
+use jsonc_parser::common::Ranged as _;
+use jsonc_parser::tokens::Token;
+use jsonc_parser::{CollectOptions, CommentCollectionStrategy, ParseOptions};
 
 use super::tree::{Kind, Map, MapStyle, Member, Node};
 
@@ -28,39 +34,120 @@ impl std::fmt::Display for SyntaxError {
     }
 }
 
-/// Nesting deeper than this is refused rather than risking the stack (bytes of a file, not a server).
-const MAX_DEPTH: usize = 256;
-
 pub fn parse(text: &str, flavor: Flavor) -> Result<Node, SyntaxError> {
-    let mut parser = Parser {
-        text,
-        bytes: text.as_bytes(),
-        pos: 0,
-        flavor,
-    };
     // A byte-order mark is kept as it is; the document starts after it.
-    if text.starts_with('\u{feff}') {
-        parser.pos = '\u{feff}'.len_utf8();
+    let offset = if text.starts_with('\u{feff}') {
+        '\u{feff}'.len_utf8()
+    } else {
+        0
+    };
+    let body = &text[offset..];
+    let options = ParseOptions {
+        allow_comments: flavor.comments,
+        allow_trailing_commas: flavor.trailing_commas,
+        allow_loose_object_property_names: false,
+        allow_missing_commas: false,
+        allow_single_quoted_strings: false,
+        allow_hexadecimal_numbers: false,
+        allow_unary_plus_numbers: false,
+        allow_bare_decimal_point_numbers: false,
+        allow_non_finite_numbers: false,
+        allow_extended_string_escapes: false,
+    };
+    let collect = CollectOptions {
+        comments: CommentCollectionStrategy::AsTokens,
+        tokens: true,
+    };
+    let parsed =
+        jsonc_parser::parse_to_ast(body, &collect, &options).map_err(|err| SyntaxError {
+            line: err.line_display(),
+            column: err.column_display(),
+            message: sentence(&err.kind().to_string()),
+        })?;
+    strict_reading(body, parsed.tokens.as_deref().unwrap_or(&[]), flavor)?;
+    let value = parsed.value.ok_or_else(|| SyntaxError {
+        line: 1,
+        column: 1,
+        message: "the document ends where a value was expected".to_owned(),
+    })?;
+    Ok(node(&value, offset))
+}
+
+/// The parser's messages start with a capital and run into ours.
+fn sentence(message: &str) -> String {
+    let mut chars = message.chars();
+    match chars.next() {
+        Some(first) => first.to_lowercase().chain(chars).collect(),
+        None => message.to_owned(),
     }
-    parser.trivia()?;
-    let root = parser.value(0)?;
-    parser.trivia()?;
-    if parser.pos < parser.bytes.len() {
-        return Err(parser.error("unexpected text after the end of the document"));
-    }
-    if !flavor.comments && !flavor.trailing_commas {
-        // A second opinion from a full JSON parser for what this reader may let through (number
-        // forms, control characters in strings).
-        let body = text.trim_start_matches('\u{feff}');
-        if let Err(err) = serde_json::from_str::<serde::de::IgnoredAny>(body) {
-            return Err(SyntaxError {
-                line: err.line(),
-                column: err.column(),
-                message: strip_position(&err.to_string()),
-            });
+}
+
+/// The text as strict JSON sees it once comments and, where allowed, trailing commas are blanked
+/// out, read by a full JSON parser: numbers, escapes, control characters and whitespace are then
+/// held to JSON's rules, as the clients' readers (`JSON.parse` after stripping comments) hold them.
+fn strict_reading(
+    body: &str,
+    tokens: &[jsonc_parser::tokens::TokenAndRange<'_>],
+    flavor: Flavor,
+) -> Result<(), SyntaxError> {
+    let mut blanks = Vec::new();
+    let mut pending_comma = None;
+    for token in tokens {
+        match token.token {
+            // The parser lets comments through when it collects them as tokens; the flavor
+            // decides.
+            Token::CommentLine(_) | Token::CommentBlock(_) if !flavor.comments => {
+                let (line, column) = position(body, token.range.start);
+                return Err(SyntaxError {
+                    line,
+                    column,
+                    message: "comments are not allowed in this file".to_owned(),
+                });
+            }
+            Token::CommentLine(_) | Token::CommentBlock(_) => blanks.push(token.range),
+            Token::Comma => pending_comma = Some(token.range),
+            Token::CloseBrace | Token::CloseBracket => {
+                if flavor.trailing_commas {
+                    blanks.extend(pending_comma.take());
+                }
+                pending_comma = None;
+            }
+            _ => pending_comma = None,
         }
     }
-    Ok(root)
+    blanks.sort_by_key(|range| range.start);
+    let strict = if blanks.is_empty() {
+        std::borrow::Cow::Borrowed(body)
+    } else {
+        let mut strict = String::with_capacity(body.len());
+        let mut at = 0;
+        for range in blanks {
+            strict.push_str(&body[at..range.start]);
+            // Line breaks stay, so positions keep their line.
+            strict.extend(
+                body[range.start..range.end]
+                    .chars()
+                    .map(|c| if c == '\n' { '\n' } else { ' ' }),
+            );
+            at = range.end;
+        }
+        strict.push_str(&body[at..]);
+        std::borrow::Cow::Owned(strict)
+    };
+    serde_json::from_str::<serde::de::IgnoredAny>(&strict).map_err(|err| SyntaxError {
+        line: err.line(),
+        column: err.column(),
+        message: strip_position(&err.to_string()),
+    })?;
+    Ok(())
+}
+
+/// The 1-based line and column (in characters) of byte `at`.
+fn position(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
+    (line, column.chars().count() + 1)
 }
 
 /// serde_json ends its messages with " at line L column C"; the position is reported separately.
@@ -71,196 +158,41 @@ fn strip_position(message: &str) -> String {
     }
 }
 
-struct Parser<'a> {
-    text: &'a str,
-    bytes: &'a [u8],
-    pos: usize,
-    flavor: Flavor,
-}
-
-impl Parser<'_> {
-    fn error(&self, message: &str) -> SyntaxError {
-        let before = &self.text[..self.pos.min(self.text.len())];
-        let line = before.matches('\n').count() + 1;
-        let column = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
-        SyntaxError {
-            line,
-            column: column.chars().count() + 1,
-            message: message.to_owned(),
-        }
-    }
-
-    fn peek(&self) -> Option<u8> {
-        self.bytes.get(self.pos).copied()
-    }
-
-    /// Skips whitespace and, where allowed, comments.
-    fn trivia(&mut self) -> Result<(), SyntaxError> {
-        loop {
-            match self.peek() {
-                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
-                Some(b'/') if self.bytes.get(self.pos + 1) == Some(&b'/') => {
-                    if !self.flavor.comments {
-                        return Err(self.error("comments are not allowed in this file"));
+/// The parser's value as spans in the whole text (`offset`: where the body starts in it).
+/// Nesting is bounded by the parser (512 levels), and the strict reading before this by 128.
+fn node(value: &Value<'_>, offset: usize) -> Node {
+    let range = value.range();
+    let span = range.start + offset..range.end + offset;
+    let kind = match value {
+        Value::Object(object) => Kind::Map(Map {
+            members: object
+                .properties
+                .iter()
+                .map(|property| {
+                    let (key, name) = match &property.name {
+                        ObjectPropName::String(lit) => (lit.range, lit.value.clone().into_owned()),
+                        ObjectPropName::Word(word) => (word.range, word.value.to_owned()),
+                    };
+                    Member {
+                        key: key.start + offset..key.end + offset,
+                        name,
+                        value: node(&property.value, offset),
                     }
-                    while self.peek().is_some_and(|b| b != b'\n') {
-                        self.pos += 1;
-                    }
-                }
-                Some(b'/') if self.bytes.get(self.pos + 1) == Some(&b'*') => {
-                    if !self.flavor.comments {
-                        return Err(self.error("comments are not allowed in this file"));
-                    }
-                    let start = self.pos;
-                    match self.text[self.pos + 2..].find("*/") {
-                        Some(end) => self.pos += 2 + end + 2,
-                        None => {
-                            self.pos = start;
-                            return Err(self.error("a /* comment is never closed"));
-                        }
-                    }
-                }
-                _ => return Ok(()),
-            }
-        }
-    }
-
-    fn value(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        if depth > MAX_DEPTH {
-            return Err(self.error("nesting is too deep"));
-        }
-        let start = self.pos;
-        match self.peek() {
-            Some(b'{') => self.object(depth),
-            Some(b'[') => self.array(depth),
-            Some(b'"') => {
-                let text = self.string()?;
-                Ok(Node {
-                    span: start..self.pos,
-                    kind: Kind::Str(text),
                 })
-            }
-            Some(b'-' | b'0'..=b'9') => {
-                while self.peek().is_some_and(|b| {
-                    b.is_ascii_digit() || matches!(b, b'-' | b'+' | b'.' | b'e' | b'E')
-                }) {
-                    self.pos += 1;
-                }
-                Ok(Node {
-                    span: start..self.pos,
-                    kind: Kind::Other,
-                })
-            }
-            Some(_) => {
-                for word in ["true", "false", "null"] {
-                    if self.text[self.pos..].starts_with(word) {
-                        self.pos += word.len();
-                        return Ok(Node {
-                            span: start..self.pos,
-                            kind: Kind::Other,
-                        });
-                    }
-                }
-                Err(self.error("expected a value"))
-            }
-            None => Err(self.error("the document ends where a value was expected")),
-        }
-    }
-
-    fn string(&mut self) -> Result<String, SyntaxError> {
-        let start = self.pos;
-        self.pos += 1;
-        loop {
-            match self.peek() {
-                Some(b'"') => {
-                    self.pos += 1;
-                    break;
-                }
-                Some(b'\\') => self.pos += 2,
-                Some(b'\n') | None => {
-                    self.pos = start;
-                    return Err(self.error("a string is never closed"));
-                }
-                Some(_) => self.pos += 1,
-            }
-        }
-        let raw = &self.text[start..self.pos.min(self.text.len())];
-        serde_json::from_str::<String>(raw).map_err(|_| {
-            self.pos = start;
-            self.error("a string has an invalid escape")
-        })
-    }
-
-    fn object(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        let start = self.pos;
-        self.pos += 1;
-        let mut members = Vec::new();
-        loop {
-            self.trivia()?;
-            match self.peek() {
-                Some(b'}') => {
-                    if !members.is_empty() && !self.flavor.trailing_commas {
-                        return Err(self.error("a trailing comma is not allowed in this file"));
-                    }
-                    break;
-                }
-                Some(b'"') => {}
-                _ => return Err(self.error("expected a \"key\" or `}`")),
-            }
-            let key_start = self.pos;
-            let name = self.string()?;
-            let key = key_start..self.pos;
-            self.trivia()?;
-            if self.peek() != Some(b':') {
-                return Err(self.error("expected `:` after a key"));
-            }
-            self.pos += 1;
-            self.trivia()?;
-            let value = self.value(depth + 1)?;
-            members.push(Member { key, name, value });
-            self.trivia()?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b'}') => break,
-                _ => return Err(self.error("expected `,` or `}`")),
-            }
-        }
-        self.pos += 1;
-        Ok(Node {
-            span: start..self.pos,
-            kind: Kind::Map(Map {
-                members,
-                style: MapStyle::Braced,
-            }),
-        })
-    }
-
-    fn array(&mut self, depth: usize) -> Result<Node, SyntaxError> {
-        let start = self.pos;
-        self.pos += 1;
-        let mut items = Vec::new();
-        loop {
-            self.trivia()?;
-            if self.peek() == Some(b']') {
-                if !items.is_empty() && !self.flavor.trailing_commas {
-                    return Err(self.error("a trailing comma is not allowed in this file"));
-                }
-                break;
-            }
-            items.push(self.value(depth + 1)?);
-            self.trivia()?;
-            match self.peek() {
-                Some(b',') => self.pos += 1,
-                Some(b']') => break,
-                _ => return Err(self.error("expected `,` or `]`")),
-            }
-        }
-        self.pos += 1;
-        Ok(Node {
-            span: start..self.pos,
-            kind: Kind::List(items),
-        })
-    }
+                .collect(),
+            style: MapStyle::Braced,
+        }),
+        Value::Array(array) => Kind::List(
+            array
+                .elements
+                .iter()
+                .map(|item| node(item, offset))
+                .collect(),
+        ),
+        Value::StringLit(lit) => Kind::Str(lit.value.clone().into_owned()),
+        Value::NumberLit(_) | Value::BooleanLit(_) | Value::NullKeyword(_) => Kind::Other,
+    };
+    Node { span, kind }
 }
 
 #[cfg(test)]

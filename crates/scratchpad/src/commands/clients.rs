@@ -6,7 +6,7 @@
 //! secrets (env and header values, URL passwords) masked.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use anyhow::Context as _;
 use scratchpad::client_config::{self, Client, Outcome, Refusal, Scope, ServerEntry, Verdict};
@@ -15,13 +15,14 @@ use crate::cli::{
     ClientFile, GlobalArgs, InstallArgs, McpCommand, UninstallArgs, UnwrapArgs, WrapArgs,
 };
 
+mod file;
+
+use file::{ConfigFile, Lock};
+
 /// The configuration file one command works on.
 struct Target {
     client: Client,
-    /// As the user would write it.
-    shown: PathBuf,
-    /// What to read and write: the file a symlink points at, so a linked dotfile stays linked.
-    real: PathBuf,
+    file: ConfigFile,
     dry_run: bool,
 }
 
@@ -35,31 +36,37 @@ impl Target {
                 file.client.path(file.scope, &project)?
             }
         };
-        let real = std::fs::canonicalize(&shown).unwrap_or_else(|_| shown.clone());
         Ok(Self {
             client: file.client,
-            shown,
-            real,
+            file: ConfigFile::locate(shown)?,
             dry_run: file.dry_run,
         })
     }
 
-    /// The file's text; `None` when it does not exist.
-    fn read(&self) -> anyhow::Result<Option<String>> {
-        match std::fs::read(&self.real) {
-            Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-                anyhow::anyhow!(
-                    "{} is not UTF-8 text; nothing was changed",
-                    self.shown.display()
-                )
-            }),
-            Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(err) => Err(err).with_context(|| format!("cannot read {}", self.shown.display())),
+    fn shown(&self) -> std::path::Display<'_> {
+        self.file.shown.display()
+    }
+
+    /// Takes the file for a read-modify-write: refused when read-only, locked against other
+    /// scratchpad commands until the guard is dropped. A dry run only reads, and takes neither.
+    fn take(&self, creates: bool) -> anyhow::Result<Option<Lock>> {
+        if self.dry_run {
+            return Ok(None);
         }
+        self.file.check_writable()?;
+        self.file.lock(creates)
+    }
+
+    /// The file's text, and the text to edit: none when the file is missing, empty or blank (an
+    /// editor or `touch` made it), which is a configuration with nothing in it.
+    fn read(&self) -> anyhow::Result<(Option<String>, Option<String>)> {
+        let text = self.file.read()?;
+        let content = text.clone().filter(|t| !t.trim().is_empty());
+        Ok((text, content))
     }
 
     fn refused(&self, refusal: &Refusal) -> anyhow::Error {
-        anyhow::anyhow!("{}", refusal.message(&self.shown.display().to_string()))
+        anyhow::anyhow!("{}", refusal.message(&self.shown().to_string()))
     }
 
     fn secrets(&self, texts: &[&str]) -> Vec<String> {
@@ -77,7 +84,7 @@ impl Target {
     ) -> anyhow::Result<()> {
         if self.dry_run {
             let diff = similar::TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""));
-            let label = self.shown.display().to_string();
+            let label = self.shown().to_string();
             let text = diff
                 .unified_diff()
                 .context_radius(3)
@@ -91,26 +98,21 @@ impl Target {
             return Ok(());
         }
         if let Some(old) = old {
-            let backup = backup_path(&self.real);
-            std::fs::write(&backup, old)
-                .with_context(|| format!("cannot write the backup {}", backup.display()))?;
-            copy_permissions(&self.real, &backup);
+            let backup = self.file.backup(old)?;
             writeln!(out, "backup: {}", backup.display())?;
         }
         match new {
             Some(new) => {
-                write_atomically(&self.real, new)
-                    .with_context(|| format!("cannot write {}", self.shown.display()))?;
+                self.file.replace(old, new)?;
                 let verb = if old.is_some() { "wrote" } else { "created" };
-                writeln!(out, "{verb} {}", self.shown.display())?;
+                writeln!(out, "{verb} {}", self.shown())?;
             }
             None => {
-                std::fs::remove_file(&self.real)
-                    .with_context(|| format!("cannot remove {}", self.shown.display()))?;
+                self.file.remove()?;
                 writeln!(
                     out,
-                    "removed {} (install had created it)",
-                    self.shown.display()
+                    "removed {} (nothing but what install added was in it)",
+                    self.shown()
                 )?;
             }
         }
@@ -121,7 +123,7 @@ impl Target {
         anyhow::anyhow!(
             "{} does not exist; that is where {} keeps its servers{}. Give another file with \
              --config PATH",
-            self.shown.display(),
+            self.shown(),
             self.client.title(),
             if self.client.path(Scope::Project, Path::new(".")).is_ok() {
                 " (--scope project for the current project's)"
@@ -144,18 +146,21 @@ pub fn run(global: &GlobalArgs, command: &McpCommand) -> anyhow::Result<Option<u
 }
 
 pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
+    let entry_args = served_args(global.session.as_deref())?;
+    let env = store_env(global.store.as_deref())?;
     let target = Target::new(&args.file)?;
-    let old = target.read()?;
     let entry = ServerEntry {
         command: scratchpad_command(args.command.as_deref(), args.file.scope)?,
-        args: served_args(global.session.as_deref()),
-        env: store_env(global.store.as_deref())?,
+        args: entry_args,
+        env,
         stdio_type: target.client.shape().stdio_type,
     };
-    let outcome = client_config::install(target.client, old.as_deref(), &args.name, &entry)
+    let _lock = target.take(true)?;
+    let (old, content) = target.read()?;
+    let outcome = client_config::install(target.client, content.as_deref(), &args.name, &entry)
         .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
+    writeln!(out, "{}: {}", target.client.title(), target.shown())?;
     let new = match outcome.change {
         Ok(new) => new,
         Err(why) => {
@@ -186,18 +191,19 @@ pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
 
 pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
+    let _lock = target.take(false)?;
     let mut out = std::io::stdout().lock();
-    let Some(text) = target.read()? else {
+    let Some(text) = target.read()?.1 else {
         writeln!(
             out,
-            "nothing to change: {} does not exist",
-            target.shown.display()
+            "nothing to change: {} does not exist or is empty",
+            target.shown()
         )?;
         return Ok(0);
     };
     let outcome = client_config::uninstall(target.client, &text, &args.name)
         .map_err(|refusal| target.refused(&refusal))?;
-    writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
+    writeln!(out, "{}: {}", target.client.title(), target.shown())?;
     let new = match outcome.change {
         Ok(new) => new,
         Err(why) => {
@@ -206,7 +212,10 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
         }
     };
     writeln!(out, "  removed    {}", args.name)?;
-    let new = (new != client_config::created_file(target.client)).then_some(new);
+    // Left with only what install creates from nothing, the file goes, unless it is a link's
+    // target: removing that would leave the link dangling.
+    let new =
+        (new != client_config::created_file(target.client) || target.file.linked).then_some(new);
     let secrets = target.secrets(&[&text, new.as_deref().unwrap_or("")]);
     target.commit(&mut out, Some(&text), new.as_deref(), &secrets)?;
     Ok(0)
@@ -214,12 +223,24 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
 
 pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
-    let text = target.read()?.ok_or_else(|| target.missing())?;
+    let _lock = target.take(false)?;
+    let (text, content) = target.read()?;
+    if text.is_none() {
+        return Err(target.missing());
+    }
+    let Some(text) = content else {
+        writeln!(
+            std::io::stdout().lock(),
+            "nothing to change: {} is empty",
+            target.shown()
+        )?;
+        return Ok(0);
+    };
     let command = scratchpad_command(args.command.as_deref(), args.file.scope)?;
     let outcome = client_config::wrap(target.client, &text, &args.servers, &command)
         .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
+    writeln!(out, "{}: {}", target.client.title(), target.shown())?;
     report(&mut out, &outcome, "wrapped")?;
     let new = match outcome.change {
         Ok(new) => new,
@@ -244,11 +265,23 @@ pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
 
 pub fn unwrap(args: &UnwrapArgs) -> anyhow::Result<u8> {
     let target = Target::new(&args.file)?;
-    let text = target.read()?.ok_or_else(|| target.missing())?;
+    let _lock = target.take(false)?;
+    let (text, content) = target.read()?;
+    if text.is_none() {
+        return Err(target.missing());
+    }
+    let Some(text) = content else {
+        writeln!(
+            std::io::stdout().lock(),
+            "nothing to change: {} is empty",
+            target.shown()
+        )?;
+        return Ok(0);
+    };
     let outcome = client_config::unwrap(target.client, &text, &args.servers)
         .map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
-    writeln!(out, "{}: {}", target.client.title(), target.shown.display())?;
+    writeln!(out, "{}: {}", target.client.title(), target.shown())?;
     report(&mut out, &outcome, "unwrapped")?;
     let new = match outcome.change {
         Ok(new) => new,
@@ -305,12 +338,15 @@ fn scratchpad_command(explicit: Option<&str>, scope: Scope) -> anyhow::Result<St
     })
 }
 
-fn served_args(session: Option<&str>) -> Vec<String> {
+/// The server's arguments, `--session` checked by the rule the server applies when it starts.
+fn served_args(session: Option<&str>) -> anyhow::Result<Vec<String>> {
     let mut args = vec!["mcp".to_owned(), "serve".to_owned()];
     if let Some(session) = session {
+        scratchpad_core::model::validate_name("session", session)
+            .map_err(|err| anyhow::anyhow!("{err}; nothing was written"))?;
         args.extend(["--session".to_owned(), session.to_owned()]);
     }
-    args
+    Ok(args)
 }
 
 /// The store goes in the server's environment, not its arguments: a URL may hold a password, and
@@ -326,6 +362,10 @@ fn store_env(store: Option<&str>) -> anyhow::Result<Vec<(String, String)>> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         cwd.join(store).display().to_string()
     };
+    // What the server checks as it opens the store, checked now: a URL it refuses would only
+    // show as a server that does not start.
+    scratchpad_core::check_store_url(&store)
+        .map_err(|err| anyhow::anyhow!("{err}; nothing was written"))?;
     Ok(vec![("SCRATCHPAD_STORE".to_owned(), store)])
 }
 
@@ -352,89 +392,10 @@ fn same_file_flags(file: &ClientFile) -> String {
     }
 }
 
-/// `FILE.scratchpad-backup-20250102T030405Z`, numbered when one of that second exists.
-fn backup_path(path: &Path) -> PathBuf {
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let stamp = utc_stamp(std::time::SystemTime::now());
-    let mut candidate = path.with_file_name(format!("{name}.scratchpad-backup-{stamp}"));
-    let mut n = 1;
-    while candidate.exists() {
-        candidate = path.with_file_name(format!("{name}.scratchpad-backup-{stamp}-{n}"));
-        n += 1;
-    }
-    candidate
-}
-
-/// `YYYYMMDDTHHMMSSZ` (civil date from days since 1970, Howard Hinnant's algorithm).
-fn utc_stamp(time: std::time::SystemTime) -> String {
-    let secs = time
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60
-    )
-}
-
-/// Replaces the file in one step (a temporary file renamed over it), keeping its permissions: a
-/// client reading it at that moment sees the old text or the new, never half of one.
-fn write_atomically(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let temporary = dir.join(format!(".{name}.scratchpad-{}", std::process::id()));
-    std::fs::write(&temporary, text)?;
-    copy_permissions(path, &temporary);
-    std::fs::rename(&temporary, path).inspect_err(|_| {
-        let _ = std::fs::remove_file(&temporary);
-    })
-}
-
-fn copy_permissions(from: &Path, to: &Path) {
-    if let Ok(meta) = std::fs::metadata(from) {
-        let _ = std::fs::set_permissions(to, meta.permissions());
-    }
-}
-
 fn redact(text: &str, secrets: &[String]) -> String {
     let mut text = text.to_owned();
     for secret in secrets {
         text = text.replace(secret.as_str(), "<redacted>");
     }
     text
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn utc_stamps() {
-        let at = |secs| utc_stamp(std::time::UNIX_EPOCH + std::time::Duration::from_secs(secs));
-        assert_eq!(at(0), "19700101T000000Z");
-        assert_eq!(at(951_782_400), "20000229T000000Z");
-        assert_eq!(at(1_735_787_045), "20250102T030405Z");
-    }
 }
