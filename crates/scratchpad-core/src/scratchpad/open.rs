@@ -118,6 +118,25 @@ mod tests {
     use super::*;
 
     #[test]
+    fn checking_a_store_url_refuses_what_opening_refuses_and_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pad.db");
+        check_store_url(&format!("sqlite://{}", file.display())).unwrap();
+        check_store_url(&file.display().to_string()).unwrap();
+        assert!(!file.exists(), "a check must not create the store");
+        for bad in [
+            "",
+            "sqlite://",
+            "mysql://h/db",
+            &format!("sqlite://{}/no/such/pad.db", dir.path().display()),
+        ] {
+            assert!(check_store_url(bad).is_err(), "{bad:?}");
+        }
+        #[cfg(feature = "postgres")]
+        assert!(check_store_url("postgres://u@h:notaport/db").is_err());
+    }
+
+    #[test]
     fn a_build_without_postgres_says_so_plainly() {
         let msg = postgres_disabled().to_string();
         assert!(

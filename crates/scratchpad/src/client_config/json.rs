@@ -54,8 +54,14 @@ pub fn parse(text: &str, flavor: Flavor) -> Result<Node, SyntaxError> {
         allow_non_finite_numbers: false,
         allow_extended_string_escapes: false,
     };
+    // Collected as tokens, comments skip the parser's own `allow_comments` check; where the
+    // client reads none, the parser skips them itself and refuses them.
     let collect = CollectOptions {
-        comments: CommentCollectionStrategy::AsTokens,
+        comments: if flavor.comments {
+            CommentCollectionStrategy::AsTokens
+        } else {
+            CommentCollectionStrategy::Off
+        },
         tokens: true,
     };
     let parsed =
@@ -94,16 +100,6 @@ fn strict_reading(
     let mut pending_comma = None;
     for token in tokens {
         match token.token {
-            // The parser lets comments through when it collects them as tokens; the flavor
-            // decides.
-            Token::CommentLine(_) | Token::CommentBlock(_) if !flavor.comments => {
-                let (line, column) = position(body, token.range.start);
-                return Err(SyntaxError {
-                    line,
-                    column,
-                    message: "comments are not allowed in this file".to_owned(),
-                });
-            }
             Token::CommentLine(_) | Token::CommentBlock(_) => blanks.push(token.range),
             Token::Comma => pending_comma = Some(token.range),
             Token::CloseBrace | Token::CloseBracket => {
@@ -140,14 +136,6 @@ fn strict_reading(
         message: strip_position(&err.to_string()),
     })?;
     Ok(())
-}
-
-/// The 1-based line and column (in characters) of byte `at`.
-fn position(text: &str, at: usize) -> (usize, usize) {
-    let before = &text[..at.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rfind('\n').map_or(before, |i| &before[i + 1..]);
-    (line, column.chars().count() + 1)
 }
 
 /// serde_json ends its messages with " at line L column C"; the position is reported separately.
@@ -236,6 +224,32 @@ mod tests {
                 .message
                 .contains("trailing comma")
         );
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_kept_out_of_the_spans() {
+        let text = "\u{feff}{\"a\": \"x\"}";
+        let root = parse(text, STRICT).unwrap();
+        let a = root.as_map().unwrap().get("a").unwrap();
+        assert_eq!(&text[a.key.clone()], "\"a\"");
+        assert_eq!(&text[a.value.span.clone()], "\"x\"");
+    }
+
+    #[test]
+    fn outside_comments_and_commas_jsonc_is_held_to_json() {
+        for text in [
+            "{\"a\": 1-2}",
+            "{\"a\": 01}",
+            "{\"a\": .5}",
+            "{\"a\": 'x'}",
+            "{a: 1}",
+            "{\"a\":\u{a0}1}",
+            "{\"a\": \"tab\there\"}",
+            "{\"a\": 1 \"b\": 2}",
+        ] {
+            assert!(parse(text, JSONC).is_err(), "{text:?}");
+        }
+        assert!(parse("{\"a\": [1, /* c */ ], /* d */ }", JSONC).is_ok());
     }
 
     #[test]
