@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 pub use history::DiffOptions;
+pub use open::check_store_url;
 pub use reading::{SessionStats, Stats};
 pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
 

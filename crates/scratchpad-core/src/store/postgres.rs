@@ -93,15 +93,7 @@ impl fmt::Debug for Postgres {
 impl SqlStore<Postgres> {
     /// Connects to the database a `postgres://` URL names and brings its schema up to date.
     pub fn open(url: &str) -> Result<Self> {
-        let config = postgres::Config::from_str(url).map_err(|e| {
-            // The parser names the bad option, never its value; say so without echoing the URL.
-            Error::Config(format!(
-                "invalid PostgreSQL URL: {e}{}; use postgres://USER:PASSWORD@HOST:PORT/DATABASE",
-                std::error::Error::source(&e)
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default()
-            ))
-        })?;
+        let config = parse_url(url)?;
         let backend = Postgres {
             pool: Pool::new(config, url),
         };
@@ -124,6 +116,19 @@ impl SqlStore<Postgres> {
     pub fn target(&self) -> &str {
         self.backend.pool.target()
     }
+}
+
+/// A `postgres://` URL's settings, or what is wrong with it.
+pub(crate) fn parse_url(url: &str) -> Result<postgres::Config> {
+    postgres::Config::from_str(url).map_err(|e| {
+        // The parser names the bad option, never its value; say so without echoing the URL.
+        Error::Config(format!(
+            "invalid PostgreSQL URL: {e}{}; use postgres://USER:PASSWORD@HOST:PORT/DATABASE",
+            std::error::Error::source(&e)
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default()
+        ))
+    })
 }
 
 /// The server's clock in milliseconds: the one clock every host agrees on.
