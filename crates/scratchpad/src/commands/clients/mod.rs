@@ -18,6 +18,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
+use scratchpad_core::store::url::{is_secret_name, redact};
 
 use client::Format;
 pub use client::{Client, Scope};
@@ -100,7 +101,6 @@ impl Target {
         out: &mut impl std::io::Write,
         old: Option<&str>,
         new: Option<&str>,
-        secrets: &[String],
     ) -> anyhow::Result<()> {
         if let Some(new) = new
             && let Err(why) = Doc::parse(new, self.client.shape())
@@ -112,14 +112,29 @@ impl Target {
             );
         }
         if self.dry_run {
-            let diff = similar::TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""));
+            let shape = self.client.shape();
+            let show = |text: Option<&str>| -> anyhow::Result<String> {
+                let Some(text) = text else {
+                    return Ok(String::new());
+                };
+                let doc = Doc::parse(text, shape).map_err(|why| {
+                    anyhow::anyhow!(
+                        "{} is not valid {} ({why}); nothing was changed",
+                        self.shown.display(),
+                        self.format_name()
+                    )
+                })?;
+                Ok(shown(&doc))
+            };
+            let (old_shown, new_shown) = (show(old)?, show(new)?);
+            let diff = similar::TextDiff::from_lines(&old_shown, &new_shown);
             let label = self.shown.display().to_string();
             let text = diff
                 .unified_diff()
                 .context_radius(3)
                 .header(&label, &label)
                 .to_string();
-            write!(out, "{}", redact(&text, secrets))?;
+            write!(out, "{text}")?;
             if !text.ends_with('\n') {
                 writeln!(out)?;
             }
@@ -191,7 +206,7 @@ pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
     let entry = ServerEntry {
         command: scratchpad_command(args.command.as_deref(), args.file.scope)?,
         args: served_args(global.session.as_deref()),
-        env: store_env(global.store.as_deref())?,
+        env: store_env(global.store())?,
         stdio_type: shape.stdio_type,
     };
     let mut out = std::io::stdout().lock();
@@ -211,10 +226,7 @@ pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
         entry.command,
         describe_settings(global)
     )?;
-    let after = Doc::parse(&new, shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, old.as_deref(), Some(&new), &secrets(&docs))?;
+    target.commit(&mut out, old.as_deref(), Some(&new))?;
     if !target.dry_run {
         writeln!(
             out,
@@ -251,13 +263,7 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
     writeln!(out, "  removed    {}", args.name)?;
     let is_toml = doc.is_toml();
     let new = (new != install::created_file(is_toml)).then_some(new);
-    let after = new
-        .as_deref()
-        .map(|n| Doc::parse(n, doc.shape))
-        .and_then(Result::ok);
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), new.as_deref(), &secrets(&docs))?;
+    target.commit(&mut out, Some(&text), new.as_deref())?;
     Ok(0)
 }
 
@@ -293,10 +299,7 @@ pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let new = apply(&edits, &text)?;
-    let after = Doc::parse(&new, doc.shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), Some(&new), &secrets(&docs))?;
+    target.commit(&mut out, Some(&text), Some(&new))?;
     if !target.dry_run {
         writeln!(
             out,
@@ -334,10 +337,7 @@ pub fn unwrap(args: &UnwrapArgs) -> anyhow::Result<u8> {
         return Ok(0);
     }
     let new = apply(&edits, &text)?;
-    let after = Doc::parse(&new, doc.shape).ok();
-    let mut docs = vec![&doc];
-    docs.extend(after.as_ref());
-    target.commit(&mut out, Some(&text), Some(&new), &secrets(&docs))?;
+    target.commit(&mut out, Some(&text), Some(&new))?;
     Ok(0)
 }
 
@@ -435,6 +435,9 @@ fn served_args(session: Option<&str>) -> Vec<String> {
     args
 }
 
+/// The variable the server reads its store URL from.
+const STORE_VAR: &str = "SCRATCHPAD_STORE";
+
 /// The store goes in the server's environment, not its arguments: a URL may hold a password, and
 /// a command line is visible to every user of the machine. A relative file path is made absolute,
 /// since the client starts the server in a directory of its own.
@@ -448,7 +451,7 @@ fn store_env(store: Option<&str>) -> anyhow::Result<Vec<(String, String)>> {
         let cwd = std::env::current_dir().context("cannot read the current directory")?;
         cwd.join(store).display().to_string()
     };
-    Ok(vec![("SCRATCHPAD_STORE".to_owned(), store)])
+    Ok(vec![(STORE_VAR.to_owned(), store)])
 }
 
 fn describe_settings(global: &GlobalArgs) -> String {
@@ -540,102 +543,99 @@ fn copy_permissions(from: &Path, to: &Path) {
     }
 }
 
-/// Values a diff must not show: everything in env and header maps, URL passwords and sensitive
-/// query values, and arguments that follow a flag naming a key, token, secret or password.
-/// References to variables (`${TOKEN}`, `$TOKEN`, `${env:TOKEN}`, `${input:key}`) are not secrets
-/// and stay readable.
-fn secrets(docs: &[&Doc]) -> Vec<String> {
-    let mut found = Vec::new();
-    for doc in docs {
-        let Ok(servers) = doc.servers() else { continue };
-        for (_, node) in servers {
-            let Some(map) = node.as_map() else { continue };
-            for member in &map.members {
-                let members = member.value.as_map().map_or(&[][..], |m| &m.members[..]);
-                match member.name.as_str() {
-                    "env" => {
-                        found.extend(
-                            members
-                                .iter()
-                                .filter_map(|v| v.value.as_str())
-                                .map(str::to_owned),
-                        );
-                    }
-                    "headers" | "http_headers" => {
-                        for header in members.iter().filter(|h| sensitive(&h.name)) {
-                            found.extend(header.value.as_str().map(str::to_owned));
-                        }
-                    }
-                    "url" | "serverUrl" | "httpUrl" => {
-                        found.extend(member.value.as_str().into_iter().flat_map(url_secrets));
-                    }
-                    "args" => {
-                        let args = member.value.strings().unwrap_or_default();
-                        for (i, arg) in args.iter().enumerate() {
-                            found.extend(url_secrets(arg));
-                            if let Some((flag, value)) = arg.split_once('=')
-                                && sensitive(flag)
-                            {
-                                found.push(value.to_owned());
-                            }
-                            if arg.starts_with('-') && sensitive(arg) {
-                                found.extend(args.get(i + 1).map(|a| (*a).to_owned()));
-                            }
-                        }
-                    }
-                    _ => {}
-                }
-            }
+/// What a dry run shows for a secret value.
+const HIDDEN: &str = "<redacted>";
+
+/// The file's text as a dry run shows it. Each secret value is replaced where it sits (by its span
+/// in the parsed file, never by searching for its text, which misses a value written with escapes
+/// and gives a short one away by masking its letters everywhere): every value in env and header
+/// maps, the password and secret parameters of URLs (rebuilt from their parts), and arguments that
+/// follow a flag naming a key, token, secret or password. The scratchpad's own store URL shows
+/// which store it is, without its password. References to variables (`${TOKEN}`, `$TOKEN`,
+/// `${env:TOKEN}`, `${input:key}`) are not secrets and stay readable.
+fn shown(doc: &Doc) -> String {
+    let mut edits = tree::Edits::default();
+    let mut hide = |node: &tree::Node, shown: String| {
+        // Only a string token is replaced (a value without a known place is left out of it).
+        if node.span.start < node.span.end && doc.slice(node.span.clone()).starts_with(['"', '\''])
+        {
+            edits.replace(node.span.clone(), doc.string(&shown));
         }
-    }
-    // Short values are left: masking every "core" or "true" in a diff would hide more than it keeps.
-    found.retain(|s| s.len() >= 6 && !s.contains("${") && !s.starts_with('$'));
-    // Longest first, so a secret inside another is not half-masked.
-    found.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    found.dedup();
-    found
-}
-
-fn sensitive(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "key", "token", "secret", "password", "passwd", "auth", "sig",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
-        || name == "cookie"
-}
-
-fn url_secrets(url: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let Some((_, rest)) = url.split_once("://") else {
-        return found;
     };
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    if let Some((userinfo, _)) = authority.rsplit_once('@')
-        && let Some((_, password)) = userinfo.split_once(':')
-    {
-        found.push(password.to_owned());
-    }
-    if let Some((_, query)) = rest.split_once('?') {
-        let query = query.split('#').next().unwrap_or("");
-        for pair in query.split('&') {
-            if let Some((name, value)) = pair.split_once('=')
-                && sensitive(name)
-            {
-                found.push(value.to_owned());
+    let servers = doc.servers().unwrap_or_default();
+    for (_, node) in servers {
+        let Some(map) = node.as_map() else { continue };
+        for member in &map.members {
+            let members = member.value.as_map().map_or(&[][..], |m| &m.members[..]);
+            match member.name.as_str() {
+                "env" => {
+                    for variable in members {
+                        let Some(value) = variable.value.as_str() else {
+                            continue;
+                        };
+                        if is_reference(value) {
+                            continue;
+                        }
+                        let shown = if variable.name == STORE_VAR {
+                            redact(value)
+                        } else {
+                            HIDDEN.to_owned()
+                        };
+                        hide(&variable.value, shown);
+                    }
+                }
+                "headers" | "http_headers" => {
+                    for header in members.iter().filter(|h| is_secret_name(&h.name)) {
+                        if header.value.as_str().is_some_and(|v| !is_reference(v)) {
+                            hide(&header.value, HIDDEN.to_owned());
+                        }
+                    }
+                }
+                "url" | "serverUrl" | "httpUrl" => {
+                    if let Some(url) = member.value.as_str()
+                        && redact(url) != url
+                    {
+                        hide(&member.value, redact(url));
+                    }
+                }
+                "args" => {
+                    let items = member.value.as_list().unwrap_or_default();
+                    let mut after_secret_flag = false;
+                    for item in items {
+                        let Some(arg) = item.as_str() else {
+                            after_secret_flag = false;
+                            continue;
+                        };
+                        let shown = if after_secret_flag && !is_reference(arg) {
+                            HIDDEN.to_owned()
+                        } else if let Some((flag, value)) = arg.split_once('=')
+                            && flag.starts_with('-')
+                            && is_secret_name(flag)
+                            && !is_reference(value)
+                        {
+                            format!("{flag}={HIDDEN}")
+                        } else {
+                            redact(arg)
+                        };
+                        after_secret_flag =
+                            arg.starts_with('-') && !arg.contains('=') && is_secret_name(arg);
+                        if shown != arg {
+                            hide(item, shown);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
-    found
+    edits
+        .apply(doc.text)
+        .unwrap_or_else(|| format!("({HIDDEN}: the file's secrets could not be told apart)\n"))
 }
 
-fn redact(text: &str, secrets: &[String]) -> String {
-    let mut text = text.to_owned();
-    for secret in secrets {
-        text = text.replace(secret.as_str(), "<redacted>");
-    }
-    text
+/// `${TOKEN}`, `$TOKEN`, `${env:TOKEN}`, `${input:key}`: a name for a secret kept elsewhere.
+fn is_reference(value: &str) -> bool {
+    value.contains("${") || value.starts_with('$')
 }
 
 #[cfg(test)]
@@ -651,15 +651,40 @@ mod tests {
     }
 
     #[test]
-    fn url_secrets_are_passwords_and_sensitive_query_values() {
-        assert_eq!(
-            url_secrets("postgres://ada:s3cret@db:5432/pad"),
-            ["s3cret".to_owned()]
+    fn a_dry_run_hides_secrets_where_they_sit() {
+        let text = r#"{"mcpServers": {
+  "db": {"command": "x", "args": ["--db", "postgres://ada:a@db:5432/pad", "--api-key", "k", "--token=t", "plain"],
+         "env": {"DATABASE_URL": "postgres://ada:a@db/pad", "SHORT": "a", "REF": "${TOKEN}",
+                 "SCRATCHPAD_STORE": "postgres://ada:p\"w\\x@db.internal/pad"}},
+  "web": {"url": "https://u:pw@mcp.example.com/mcp?api_key=abcd&region=eu",
+          "headers": {"Authorization": "Bearer a", "Accept": "a"}}
+}}"#;
+        let doc = Doc::parse(text, Client::ClaudeDesktop.shape()).unwrap();
+        let out = shown(&doc);
+        assert!(
+            out.contains(r#""args": ["--db", "postgres://ada:***@db:5432/pad", "--api-key", "<redacted>", "--token=<redacted>", "plain"]"#),
+            "{out}"
         );
-        assert_eq!(
-            url_secrets("https://mcp.example.com/mcp?api_key=abcd&region=eu"),
-            ["abcd".to_owned()]
+        // A one-letter password leaves every other `a` of the file alone.
+        assert!(
+            out.contains(
+                r#""DATABASE_URL": "<redacted>", "SHORT": "<redacted>", "REF": "${TOKEN}""#
+            ),
+            "{out}"
         );
-        assert!(url_secrets("https://mcp.example.com/mcp").is_empty());
+        // A password written with escapes is hidden too; the store still says which it is.
+        assert!(
+            out.contains(r#""SCRATCHPAD_STORE": "postgres://ada:***@db.internal/pad""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""url": "https://u:***@mcp.example.com/mcp?api_key=***&region=eu""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""headers": {"Authorization": "<redacted>", "Accept": "a"}"#),
+            "{out}"
+        );
+        assert!(!out.contains("pw") && !out.contains("abcd"), "{out}");
     }
 }
