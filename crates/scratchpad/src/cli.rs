@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use scratchpad_core::store::url::StoreUrl;
 
 use scratchpad::client_config::{Client, Scope};
 
@@ -39,7 +40,7 @@ pub struct GlobalArgs {
         hide_env_values = true,
         help_heading = "Global options"
     )]
-    pub store: Option<String>,
+    pub store: Option<StoreUrl>,
     /// Session whose entries you see; other sessions' entries are invisible [default: default]
     #[arg(
         long,
@@ -71,6 +72,13 @@ pub struct GlobalArgs {
         help_heading = "Global options"
     )]
     pub author: Option<String>,
+}
+
+impl GlobalArgs {
+    /// The store URL given, password included: for opening the store. `Debug` shows it redacted.
+    pub fn store(&self) -> Option<&str> {
+        self.store.as_ref().map(StoreUrl::as_str)
+    }
 }
 
 /// Who makes a change. Taken by the commands that write rather than globally, because `ls
@@ -1115,4 +1123,30 @@ pub struct LeaseReleaseArgs {
 )]
 pub struct LeaseShowArgs {
     pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parsed_command_line_shows_the_store_without_its_password() {
+        let cli = Cli::try_parse_from([
+            "scratchpad",
+            "--store",
+            "postgres://agent:p@ss@db.internal/pad",
+            "ls",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.global.store(),
+            Some("postgres://agent:p@ss@db.internal/pad")
+        );
+        let shown = format!("{cli:?}");
+        assert!(
+            shown.contains("postgres://agent:***@db.internal/pad"),
+            "{shown}"
+        );
+        assert!(!shown.contains("p@ss"), "{shown}");
+    }
 }

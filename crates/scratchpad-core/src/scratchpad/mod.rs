@@ -51,7 +51,9 @@ impl Scratchpad {
 
     /// Opens a store with settings. `url` overrides `config.store`; both absent means the default file.
     pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
-        let url = url.map(str::to_owned).or_else(|| config.store.clone());
+        let url = url
+            .map(str::to_owned)
+            .or_else(|| config.store.as_ref().map(|s| s.as_str().to_owned()));
         let store = open::open_store(url.as_deref())?;
         let session = config
             .session

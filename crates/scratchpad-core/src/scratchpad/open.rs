@@ -46,7 +46,7 @@ fn check_sqlite_dir(path: &std::path::Path) -> Result<()> {
 
 #[cfg(feature = "postgres")]
 fn check_postgres(url: &str) -> Result<()> {
-    crate::store::postgres::parse_url(url).map(drop)
+    crate::store::postgres::check_url(url)
 }
 
 #[cfg(not(feature = "postgres"))]

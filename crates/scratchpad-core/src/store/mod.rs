@@ -6,6 +6,7 @@ pub mod postgres;
 pub mod side;
 mod sql;
 pub mod sqlite;
+pub mod url;
 
 use std::fmt;
 use std::ops::RangeInclusive;

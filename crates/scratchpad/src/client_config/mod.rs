@@ -20,6 +20,7 @@ pub use install::ServerEntry;
 use doc::Doc;
 use entry::Plan;
 use install::Found;
+use scratchpad_core::store::url::{is_secret_name, redact};
 
 /// Why a file is not edited. `message` says it with the file's name.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -177,63 +178,108 @@ pub fn unwrap(client: Client, text: &str, servers: &[String]) -> Result<Outcome,
     settle(&doc, &edits, report, "no server is wrapped")
 }
 
-/// Values a diff must not show: everything in env and header maps, URL passwords and sensitive
-/// query values, and arguments that follow a flag naming a key, token, secret or password.
-/// References to variables (`${TOKEN}`, `$TOKEN`, `${env:TOKEN}`, `${input:key}`) are not secrets
-/// and stay readable. Texts that do not parse add nothing.
-pub fn secrets(client: Client, texts: &[&str]) -> Vec<String> {
-    let mut found = Vec::new();
-    for text in texts {
-        let Ok(doc) = parse(client, text) else {
-            continue;
-        };
-        let Ok(servers) = doc.servers() else { continue };
-        for (_, node) in servers {
-            let Some(map) = node.as_map() else { continue };
-            for member in &map.members {
-                let members = member.value.as_map().map_or(&[][..], |m| &m.members[..]);
-                match member.name.as_str() {
-                    "env" => {
-                        found.extend(
-                            members
-                                .iter()
-                                .filter_map(|v| v.value.as_str())
-                                .map(str::to_owned),
-                        );
-                    }
-                    "headers" | "http_headers" => {
-                        for header in members.iter().filter(|h| sensitive(&h.name)) {
-                            found.extend(header.value.as_str().map(str::to_owned));
+/// The variable the scratchpad server reads its store URL from.
+pub const STORE_VAR: &str = "SCRATCHPAD_STORE";
+
+/// What a dry run shows for a secret value.
+const HIDDEN: &str = "<redacted>";
+
+/// The file's text as a dry run shows it. Each secret value is replaced where it sits (by its span
+/// in the parsed file, never by searching for its text, which misses a value written with escapes
+/// and gives a short one away by masking its letters everywhere): every value in env and header
+/// maps, the password and secret parameters of URLs (rebuilt from their parts), and arguments that
+/// follow a flag naming a key, token, secret or password. The scratchpad's own store URL shows
+/// which store it is, without its password. References to variables (`${TOKEN}`, `$TOKEN`,
+/// `${env:TOKEN}`, `${input:key}`) are not secrets and stay readable. A text that does not parse
+/// shows as a note that it is hidden, never as itself.
+pub fn shown(client: Client, text: &str) -> String {
+    let Ok(doc) = parse(client, text) else {
+        return format!(
+            "({HIDDEN}: the text does not parse, so its secrets cannot be told apart)\n"
+        );
+    };
+    let mut edits = tree::Edits::default();
+    let mut hide = |node: &tree::Node, shown: String| {
+        // Only a string token is replaced (a value without a known place is left out of it).
+        if node.span.start < node.span.end && doc.slice(node.span.clone()).starts_with(['"', '\''])
+        {
+            edits.replace(node.span.clone(), doc.string(&shown));
+        }
+    };
+    let servers = doc.servers().unwrap_or_default();
+    for (_, node) in servers {
+        let Some(map) = node.as_map() else { continue };
+        for member in &map.members {
+            let members = member.value.as_map().map_or(&[][..], |m| &m.members[..]);
+            match member.name.as_str() {
+                "env" => {
+                    for variable in members {
+                        let Some(value) = variable.value.as_str() else {
+                            continue;
+                        };
+                        if is_reference(value) {
+                            continue;
                         }
+                        let shown = if variable.name == STORE_VAR {
+                            redact(value)
+                        } else {
+                            HIDDEN.to_owned()
+                        };
+                        hide(&variable.value, shown);
                     }
-                    "url" | "serverUrl" | "httpUrl" => {
-                        found.extend(member.value.as_str().into_iter().flat_map(url_secrets));
-                    }
-                    "args" => {
-                        let args = member.value.strings().unwrap_or_default();
-                        for (i, arg) in args.iter().enumerate() {
-                            found.extend(url_secrets(arg));
-                            if let Some((flag, value)) = arg.split_once('=')
-                                && sensitive(flag)
-                            {
-                                found.push(value.to_owned());
-                            }
-                            if arg.starts_with('-') && sensitive(arg) {
-                                found.extend(args.get(i + 1).map(|a| (*a).to_owned()));
-                            }
-                        }
-                    }
-                    _ => {}
                 }
+                "headers" | "http_headers" => {
+                    for header in members.iter().filter(|h| is_secret_name(&h.name)) {
+                        if header.value.as_str().is_some_and(|v| !is_reference(v)) {
+                            hide(&header.value, HIDDEN.to_owned());
+                        }
+                    }
+                }
+                "url" | "serverUrl" | "httpUrl" => {
+                    if let Some(url) = member.value.as_str()
+                        && redact(url) != url
+                    {
+                        hide(&member.value, redact(url));
+                    }
+                }
+                "args" => {
+                    let items = member.value.as_list().unwrap_or_default();
+                    let mut after_secret_flag = false;
+                    for item in items {
+                        let Some(arg) = item.as_str() else {
+                            after_secret_flag = false;
+                            continue;
+                        };
+                        let shown = if after_secret_flag && !is_reference(arg) {
+                            HIDDEN.to_owned()
+                        } else if let Some((flag, value)) = arg.split_once('=')
+                            && flag.starts_with('-')
+                            && is_secret_name(flag)
+                            && !is_reference(value)
+                        {
+                            format!("{flag}={HIDDEN}")
+                        } else {
+                            redact(arg)
+                        };
+                        after_secret_flag =
+                            arg.starts_with('-') && !arg.contains('=') && is_secret_name(arg);
+                        if shown != arg {
+                            hide(item, shown);
+                        }
+                    }
+                }
+                _ => {}
             }
         }
     }
-    // Short values are left: masking every "core" or "true" in a diff would hide more than it keeps.
-    found.retain(|s| s.len() >= 6 && !s.contains("${") && !s.starts_with('$'));
-    // Longest first, so a secret inside another is not half-masked.
-    found.sort_by_key(|s| std::cmp::Reverse(s.len()));
-    found.dedup();
-    found
+    edits
+        .apply(doc.text)
+        .unwrap_or_else(|| format!("({HIDDEN}: the file's secrets could not be told apart)\n"))
+}
+
+/// `${TOKEN}`, `$TOKEN`, `${env:TOKEN}`, `${input:key}`: a name for a secret kept elsewhere.
+fn is_reference(value: &str) -> bool {
+    value.contains("${") || value.starts_with('$')
 }
 
 fn parse(client: Client, text: &str) -> Result<Doc<'_>, Refusal> {
@@ -315,54 +361,44 @@ fn undoes_exactly(doc: &Doc, name: &str, change: &tree::Edits) -> Result<(), Str
     }
 }
 
-fn sensitive(name: &str) -> bool {
-    let name = name.to_ascii_lowercase();
-    [
-        "key", "token", "secret", "password", "passwd", "auth", "sig",
-    ]
-    .iter()
-    .any(|word| name.contains(word))
-        || name == "cookie"
-}
-
-fn url_secrets(url: &str) -> Vec<String> {
-    let mut found = Vec::new();
-    let Some((_, rest)) = url.split_once("://") else {
-        return found;
-    };
-    let authority = &rest[..rest.find(['/', '?', '#']).unwrap_or(rest.len())];
-    if let Some((userinfo, _)) = authority.rsplit_once('@')
-        && let Some((_, password)) = userinfo.split_once(':')
-    {
-        found.push(password.to_owned());
-    }
-    if let Some((_, query)) = rest.split_once('?') {
-        let query = query.split('#').next().unwrap_or("");
-        for pair in query.split('&') {
-            if let Some((name, value)) = pair.split_once('=')
-                && sensitive(name)
-            {
-                found.push(value.to_owned());
-            }
-        }
-    }
-    found
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn url_secrets_are_passwords_and_sensitive_query_values() {
-        assert_eq!(
-            url_secrets("postgres://ada:s3cret@db:5432/pad"),
-            ["s3cret".to_owned()]
+    fn a_dry_run_hides_secrets_where_they_sit() {
+        let text = r#"{"mcpServers": {
+  "db": {"command": "x", "args": ["--db", "postgres://ada:a@db:5432/pad", "--api-key", "k", "--token=t", "plain"],
+         "env": {"DATABASE_URL": "postgres://ada:a@db/pad", "SHORT": "a", "REF": "${TOKEN}",
+                 "SCRATCHPAD_STORE": "postgres://ada:p\"w\\x@db.internal/pad"}},
+  "web": {"url": "https://u:pw@mcp.example.com/mcp?api_key=abcd&region=eu",
+          "headers": {"Authorization": "Bearer a", "Accept": "a"}}
+}}"#;
+        let out = shown(Client::ClaudeDesktop, text);
+        assert!(
+            out.contains(r#""args": ["--db", "postgres://ada:***@db:5432/pad", "--api-key", "<redacted>", "--token=<redacted>", "plain"]"#),
+            "{out}"
         );
-        assert_eq!(
-            url_secrets("https://mcp.example.com/mcp?api_key=abcd&region=eu"),
-            ["abcd".to_owned()]
+        // A one-letter password leaves every other `a` of the file alone.
+        assert!(
+            out.contains(
+                r#""DATABASE_URL": "<redacted>", "SHORT": "<redacted>", "REF": "${TOKEN}""#
+            ),
+            "{out}"
         );
-        assert!(url_secrets("https://mcp.example.com/mcp").is_empty());
+        // A password written with escapes is hidden too; the store still says which it is.
+        assert!(
+            out.contains(r#""SCRATCHPAD_STORE": "postgres://ada:***@db.internal/pad""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""url": "https://u:***@mcp.example.com/mcp?api_key=***&region=eu""#),
+            "{out}"
+        );
+        assert!(
+            out.contains(r#""headers": {"Authorization": "<redacted>", "Accept": "a"}"#),
+            "{out}"
+        );
+        assert!(!out.contains("pw") && !out.contains("abcd"), "{out}");
     }
 }

@@ -69,10 +69,6 @@ impl Target {
         anyhow::anyhow!("{}", refusal.message(&self.shown().to_string()))
     }
 
-    fn secrets(&self, texts: &[&str]) -> Vec<String> {
-        client_config::secrets(self.client, texts)
-    }
-
     /// Writes `new` (or removes the file when `None`) after backing up `old`; with --dry-run prints
     /// the diff instead.
     fn commit(
@@ -80,17 +76,20 @@ impl Target {
         out: &mut impl std::io::Write,
         old: Option<&str>,
         new: Option<&str>,
-        secrets: &[String],
     ) -> anyhow::Result<()> {
         if self.dry_run {
-            let diff = similar::TextDiff::from_lines(old.unwrap_or(""), new.unwrap_or(""));
+            let show = |text: Option<&str>| {
+                text.map_or_else(String::new, |t| client_config::shown(self.client, t))
+            };
+            let (old_shown, new_shown) = (show(old), show(new));
+            let diff = similar::TextDiff::from_lines(&old_shown, &new_shown);
             let label = self.shown().to_string();
             let text = diff
                 .unified_diff()
                 .context_radius(3)
                 .header(&label, &label)
                 .to_string();
-            write!(out, "{}", redact(&text, secrets))?;
+            write!(out, "{text}")?;
             if !text.ends_with('\n') {
                 writeln!(out)?;
             }
@@ -147,7 +146,7 @@ pub fn run(global: &GlobalArgs, command: &McpCommand) -> anyhow::Result<Option<u
 
 pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
     let entry_args = served_args(global.session.as_deref())?;
-    let env = store_env(global.store.as_deref())?;
+    let env = store_env(global.store())?;
     let target = Target::new(&args.file)?;
     let entry = ServerEntry {
         command: scratchpad_command(args.command.as_deref(), args.file.scope)?,
@@ -175,8 +174,7 @@ pub fn install(global: &GlobalArgs, args: &InstallArgs) -> anyhow::Result<u8> {
         entry.command,
         describe_settings(global)
     )?;
-    let secrets = target.secrets(&[old.as_deref().unwrap_or(""), &new]);
-    target.commit(&mut out, old.as_deref(), Some(&new), &secrets)?;
+    target.commit(&mut out, old.as_deref(), Some(&new))?;
     if !target.dry_run {
         writeln!(
             out,
@@ -216,8 +214,7 @@ pub fn uninstall(args: &UninstallArgs) -> anyhow::Result<u8> {
     // target: removing that would leave the link dangling.
     let new =
         (new != client_config::created_file(target.client) || target.file.linked).then_some(new);
-    let secrets = target.secrets(&[&text, new.as_deref().unwrap_or("")]);
-    target.commit(&mut out, Some(&text), new.as_deref(), &secrets)?;
+    target.commit(&mut out, Some(&text), new.as_deref())?;
     Ok(0)
 }
 
@@ -249,8 +246,7 @@ pub fn wrap(args: &WrapArgs) -> anyhow::Result<u8> {
             return Ok(0);
         }
     };
-    let secrets = target.secrets(&[&text, &new]);
-    target.commit(&mut out, Some(&text), Some(&new), &secrets)?;
+    target.commit(&mut out, Some(&text), Some(&new))?;
     if !target.dry_run {
         writeln!(
             out,
@@ -290,8 +286,7 @@ pub fn unwrap(args: &UnwrapArgs) -> anyhow::Result<u8> {
             return Ok(0);
         }
     };
-    let secrets = target.secrets(&[&text, &new]);
-    target.commit(&mut out, Some(&text), Some(&new), &secrets)?;
+    target.commit(&mut out, Some(&text), Some(&new))?;
     Ok(0)
 }
 
@@ -366,7 +361,7 @@ fn store_env(store: Option<&str>) -> anyhow::Result<Vec<(String, String)>> {
     // show as a server that does not start.
     scratchpad_core::check_store_url(&store)
         .map_err(|err| anyhow::anyhow!("{err}; nothing was written"))?;
-    Ok(vec![("SCRATCHPAD_STORE".to_owned(), store)])
+    Ok(vec![(client_config::STORE_VAR.to_owned(), store)])
 }
 
 fn describe_settings(global: &GlobalArgs) -> String {
@@ -390,12 +385,4 @@ fn same_file_flags(file: &ClientFile) -> String {
         (None, Scope::Project) => " --scope project".to_owned(),
         (None, Scope::User) => String::new(),
     }
-}
-
-fn redact(text: &str, secrets: &[String]) -> String {
-    let mut text = text.to_owned();
-    for secret in secrets {
-        text = text.replace(secret.as_str(), "<redacted>");
-    }
-    text
 }

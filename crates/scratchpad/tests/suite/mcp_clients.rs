@@ -867,3 +867,54 @@ fn a_commented_json_file_with_a_broken_number_is_refused() {
         }
     }
 }
+
+/// Regression: the dry run masked secrets by searching the diff for their text, so a store
+/// password written with escapes (`"` or `\` in it) was printed as it is, and a short one was left
+/// visible everywhere. The store now shows which it is, rebuilt without its password.
+#[test]
+fn a_dry_run_shows_the_store_without_its_password_however_it_is_written() {
+    for (password, client, name) in [
+        (r#"p"w\x@y"#, "claude-desktop", "c.json"),
+        ("a", "claude-desktop", "c.json"),
+        (r#"p"w\x@y"#, "codex", "c.toml"),
+    ] {
+        let pad = Pad::new();
+        let path = pad.dir.path().join(name);
+        let store = format!("postgres://agent:{password}@db.internal:5432/pad");
+        let run = pad
+            .run(&[
+                "--store",
+                &store,
+                "mcp",
+                "install",
+                "--client",
+                client,
+                "--config",
+                path_str(&path),
+                "--command",
+                "scratchpad",
+                "--dry-run",
+            ])
+            .ok();
+        let out = run.stdout;
+        assert!(
+            out.contains("SCRATCHPAD_STORE")
+                && out.contains("postgres://agent:***@db.internal:5432/pad"),
+            "{client} {password}:\n{out}"
+        );
+        let escaped = password.replace('\\', "\\\\").replace('"', "\\\"");
+        assert!(
+            !out.contains(&format!("agent:{escaped}@"))
+                && !out.contains(&format!("agent:{password}@")),
+            "{client} shows the password:\n{out}"
+        );
+        if password.len() > 1 {
+            assert!(
+                !out.contains(password) && !out.contains(&escaped),
+                "{client} shows the password:\n{out}"
+            );
+        }
+        // Nothing else was masked by the letters of a short password.
+        assert!(out.contains("scratchpad") && out.contains("serve"), "{out}");
+    }
+}
