@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
 from typing import Callable, List
 
@@ -49,4 +51,16 @@ def log_with_errors(lines: int, errors: List[int]) -> str:
     return "".join(
         f"2026-01-01T00:00:00Z ERROR disk full at line {n}\n" if n in wanted else f"2026-01-01T00:00:00Z INFO step {n} ok\n"
         for n in range(1, lines + 1)
+    )
+
+
+def run_python(script: str, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    """Runs `script` (dedented) in a new interpreter of this environment, with `args` as sys.argv[1:];
+    for what only a whole process shows: its exit, fork, signals. `timeout` (seconds) is generous:
+    a script that passes takes a second or two, one that hangs fails the test instead of stalling it."""
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(script), *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
     )
