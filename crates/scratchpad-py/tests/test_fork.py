@@ -26,7 +26,7 @@ FORK_WHILE_BUSY = """
         n = 0
         while not stop.is_set():
             try:
-                pad.put(f"{n}\\n" * 300_000, name="big")
+                pad.put(f"{n}\\n" * 300_000, name="big", tool="busy")
                 pad.read("log", grep="x", max_matches=3)
             except Exception as err:
                 failures.append(repr(err))
@@ -110,7 +110,7 @@ def test_multiprocessing_fork_workers_use_the_parents_pad(store: str) -> None:
 
             def busy():
                 while not stop.is_set():
-                    pad.put("y\\n" * 300_000, name="big")
+                    pad.put("y\\n" * 300_000, name="big", tool="busy")
 
             thread = threading.Thread(target=busy)
             thread.start()
