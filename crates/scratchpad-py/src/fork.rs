@@ -48,19 +48,7 @@ impl Inside {
         if depth > 0 {
             GATE.fetch_add(1, Ordering::AcqRel);
         } else {
-            let mut now = GATE.load(Ordering::Acquire);
-            loop {
-                if now & FORKING != 0 {
-                    std::thread::sleep(GATE_POLL);
-                    now = GATE.load(Ordering::Acquire);
-                    continue;
-                }
-                match GATE.compare_exchange_weak(now, now + 1, Ordering::AcqRel, Ordering::Acquire)
-                {
-                    Ok(_) => break,
-                    Err(seen) => now = seen,
-                }
-            }
+            when_no_fork(|calls| calls + 1);
         }
         DEPTH.set(depth + 1);
         Self(())
@@ -71,6 +59,22 @@ impl Drop for Inside {
     fn drop(&mut self) {
         DEPTH.set(DEPTH.get().saturating_sub(1));
         GATE.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+/// Waits while a fork is under way, then sets the gate to `change` of what it holds, atomically.
+fn when_no_fork(change: impl Fn(usize) -> usize) {
+    let mut now = GATE.load(Ordering::Acquire);
+    loop {
+        if now & FORKING != 0 {
+            std::thread::sleep(GATE_POLL);
+            now = GATE.load(Ordering::Acquire);
+            continue;
+        }
+        match GATE.compare_exchange_weak(now, change(now), Ordering::AcqRel, Ordering::Acquire) {
+            Ok(_) => return,
+            Err(seen) => now = seen,
+        }
     }
 }
 
@@ -87,24 +91,8 @@ pub fn register(_gil: Python<'_>, pad: &Arc<core::Scratchpad>) {
 #[pyfunction]
 fn before_fork(py: Python<'_>) {
     py.detach(|| {
-        let mut now = GATE.load(Ordering::Acquire);
-        loop {
-            // Another thread's fork comes first.
-            if now & FORKING != 0 {
-                std::thread::sleep(GATE_POLL);
-                now = GATE.load(Ordering::Acquire);
-                continue;
-            }
-            match GATE.compare_exchange_weak(
-                now,
-                now | FORKING,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => break,
-                Err(seen) => now = seen,
-            }
-        }
+        // Another thread's fork comes first.
+        when_no_fork(|calls| calls | FORKING);
         // Calls of this very thread (a fork from a signal handler run inside a call) cannot end first.
         let own = DEPTH.get();
         while GATE.load(Ordering::Acquire) & !FORKING > own {

@@ -38,6 +38,16 @@ fn crash_child_endless_put() {
     );
 }
 
+/// A SQLite store in a directory of its own, holding the note `before`.
+fn store_with_a_note() -> (tempfile::TempDir, String, Scratchpad) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/pad.db", dir.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("before", "an earlier note", Default::default())
+        .unwrap();
+    (dir, url, pad)
+}
+
 /// Bytes of the temporary side files under `dir` (the writes in progress).
 fn staged_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir.join("pad.db-blobs").join("tmp"))
@@ -55,11 +65,7 @@ fn staged_bytes(dir: &std::path::Path) -> u64 {
 /// pass takes what no live writer marks, at once.
 #[test]
 fn kill_9_during_large_puts_leaves_nothing_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/pad.db", dir.path().display());
-    let pad = Scratchpad::open(&url).unwrap();
-    pad.write("before", "an earlier note", Default::default())
-        .unwrap();
+    let (dir, url, pad) = store_with_a_note();
     const WRITERS: usize = 4;
     let mut children: Vec<_> = (0..WRITERS)
         .map(|_| {
@@ -153,11 +159,7 @@ fn names(pad: &Scratchpad) -> Vec<String> {
 /// and what they staged is gone at once: nothing to collect later.
 #[test]
 fn cancelled_puts_leave_nothing_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/pad.db", dir.path().display());
-    let pad = Scratchpad::open(&url).unwrap();
-    pad.write("before", "an earlier note", Default::default())
-        .unwrap();
+    let (dir, _url, pad) = store_with_a_note();
     let stopped = |result: scratchpad_core::Result<_>| {
         let err = result.map(|_: scratchpad_core::EntryInfo| ()).unwrap_err();
         assert!(matches!(err, Error::Stopped(_)), "{err:?}");
