@@ -141,6 +141,16 @@ impl Scratchpad {
         self.store.as_ref()
     }
 
+    /// In a child process made by fork(2), lets go of the store connections inherited from the
+    /// parent, so that the next calls open the child's own; the handle goes on working. SQLite's
+    /// are closed (which touches only this process's locks), PostgreSQL's forgotten without a word
+    /// to the server (the session is the parent's). Every handle on the store shares them, so
+    /// once per store is enough, and more is harmless. Only idle connections can be let go: no call
+    /// may have been in progress, on any thread, when the process forked.
+    pub fn after_fork(&self) {
+        self.store.after_fork();
+    }
+
     /// Whether `bytes` of a tool's output are too many to show whole: the offload policy's one
     /// threshold, which every face asks here.
     pub fn is_large(&self, tool: Option<&str>, bytes: u64) -> bool {

@@ -368,6 +368,10 @@ impl Backend for Postgres {
         }
     }
 
+    fn after_fork(&self) {
+        self.pool.forget_inherited();
+    }
+
     fn disk_bytes(&self) -> u64 {
         let sql = format!(
             "SELECT COALESCE(SUM(pg_total_relation_size(c.oid)), 0)::bigint FROM pg_class c \

@@ -216,6 +216,20 @@ impl Pool {
         self.returned.notify_all();
     }
 
+    /// In a child process made by fork(2): forgets the idle connections without closing them,
+    /// since closing says goodbye to the server on a socket the parent still talks on. Their
+    /// sockets stay open here until the process ends. A pool locked by a thread that does not exist
+    /// here (a fork no call waited for) is left alone rather than waited on for ever.
+    pub(super) fn forget_inherited(&self) {
+        if let Ok(mut state) = self.state.try_lock() {
+            let inherited = std::mem::take(&mut state.idle);
+            state.open = state.open.saturating_sub(inherited.len());
+            for client in inherited {
+                std::mem::forget(client);
+            }
+        }
+    }
+
     fn forget_one(&self) {
         if let Ok(mut state) = self.state.lock() {
             state.open = state.open.saturating_sub(1);
