@@ -7,6 +7,7 @@
 //! deleting entries (which appends to the write-ahead log first) still works and frees space. A
 //! database that cannot be written (a read-only file or mount) still serves reads.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 
 use super::GcReport;
+use super::folder::{Folder, Found, Oddity, Unexpected};
 use super::side::SideFiles;
 use super::sql::{
     Backend, Conn, DbError, Dialect, Fail, Param, Row, SearchSql, SqlStore, TxError, entry_columns,
@@ -90,14 +92,28 @@ impl SqlStore<Sqlite> {
 }
 
 impl Sqlite {
-    fn release_reserve(&self) -> bool {
-        std::fs::remove_file(self.reserve_path()).is_ok()
+    /// The folder of the database, as the user named it (links on the way are the user's).
+    fn folder(&self) -> std::io::Result<Folder> {
+        Folder::open_path(
+            self.path
+                .parent()
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
     }
 
-    fn reserve_path(&self) -> PathBuf {
-        let mut path = self.path.clone().into_os_string();
-        path.push("-reserve");
-        PathBuf::from(path)
+    /// `<database file name>-reserve`, next to the database.
+    fn reserve_name(&self) -> OsString {
+        let mut name = self.path.file_name().unwrap_or_default().to_owned();
+        name.push("-reserve");
+        name
+    }
+
+    /// Gives up the reserve file; false when there was none. Anything else under its name (a
+    /// link, a folder) stays, and is reported by a collection pass.
+    fn release_reserve(&self) -> bool {
+        self.folder()
+            .is_ok_and(|dir| dir.remove_file(&self.reserve_name()).is_ok_and(|gone| gone))
     }
 
     fn connect(&self) -> Result<Connection> {
@@ -361,19 +377,52 @@ impl Backend for Sqlite {
     }
 
     fn restore_reserve(&self) {
-        let path = self.reserve_path();
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() >= RESERVE_BYTES) {
+        let Ok(dir) = self.folder() else {
+            return;
+        };
+        let name = self.reserve_name();
+        // Opened without following a link and checked to be a plain file: a link put in its place
+        // must not make the store write zeros over whatever it points at.
+        let Ok(mut file) = dir.open_file(&name, true, true) else {
+            return;
+        };
+        let Ok(held) = file.metadata().map(|m| m.len()) else {
+            return;
+        };
+        if held >= RESERVE_BYTES {
             return;
         }
         // Written, not just sized: a sparse file would set nothing aside. The file system takes
         // the blocks when the data is written (with delayed allocation, when it is accepted).
-        let written = std::fs::File::create(&path).and_then(|mut file| {
-            use std::io::Write as _;
-            file.write_all(&vec![0u8; RESERVE_BYTES as usize])
-        });
+        let written = {
+            use std::io::{Seek as _, Write as _};
+            let missing = usize::try_from(RESERVE_BYTES - held).unwrap_or(0);
+            file.seek(std::io::SeekFrom::Start(held))
+                .and_then(|_| file.write_all(&vec![0u8; missing]))
+        };
         if written.is_err() {
-            let _ = std::fs::remove_file(&path);
+            drop(file);
+            let _ = dir.remove_file(&name);
         }
+    }
+
+    fn unexpected_files(&self) -> Vec<String> {
+        let Ok(dir) = self.folder() else {
+            return Vec::new();
+        };
+        let name = self.reserve_name();
+        let what = match dir.expect_file(&name) {
+            Ok(Found::Missing | Found::File { .. }) | Err(_) => return Vec::new(),
+            Ok(Found::Folder) => Oddity::Folder,
+            Ok(Found::Other(what)) => what,
+        };
+        vec![
+            Unexpected {
+                path: dir.join(&name),
+                what,
+            }
+            .to_string(),
+        ]
     }
 
     fn disk_bytes(&self) -> u64 {
@@ -387,8 +436,8 @@ impl Backend for Sqlite {
             .sum();
         let side: u64 = self
             .side
-            .committed()
-            .map(|files| files.iter().map(|(_, bytes)| bytes).sum())
+            .survey()
+            .map(|survey| survey.committed.iter().map(|(_, bytes)| bytes).sum())
             .unwrap_or(0);
         files + side
     }

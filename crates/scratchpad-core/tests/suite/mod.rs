@@ -17,4 +17,5 @@ mod references;
 mod reuse;
 mod sessions;
 mod side_files;
+mod store_folders;
 mod summaries;
