@@ -51,6 +51,20 @@ pub const SIDE_FILE_BYTES: usize = 1024 * 1024;
 /// [`SIDE_FILE_BYTES`], is a side file, removed without writing anything).
 const RESERVE_BYTES: u64 = 2 * 1024 * 1024;
 
+/// Free space under which a failure to write is taken for a full disk (bytes): less than the
+/// log's shared-memory file and a few pages need.
+const FULL_BELOW_BYTES: u64 = 256 * 1024;
+
+/// How a connection was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    ReadWrite,
+    /// The store cannot be written (a read-only file or mount), for as long as this process runs.
+    ReadOnly,
+    /// The disk is full: it reads, and is not kept, so that the next use tries writing again.
+    DiskFull,
+}
+
 /// A SQLite store file.
 pub type SqliteStore = SqlStore<Sqlite>;
 
@@ -116,16 +130,16 @@ impl Sqlite {
             .is_ok_and(|dir| dir.remove_file(&self.reserve_name()).is_ok_and(|gone| gone))
     }
 
-    fn connect(&self) -> Result<Connection> {
+    fn connect(&self) -> Result<(Connection, Access)> {
         if self.read_only.load(std::sync::atomic::Ordering::Relaxed) {
-            return self.connect_read_only();
+            return Ok((self.connect_read_only()?, Access::ReadOnly));
         }
         let conn = match Connection::open(&self.path) {
             Ok(conn) => conn,
             Err(e) => {
                 // A store on a read-only mount or a file we may not write still reads.
                 if let Ok(conn) = self.connect_read_only() {
-                    return Ok(conn);
+                    return Ok((conn, Access::ReadOnly));
                 }
                 return Err(Error::Config(format!(
                     "cannot open the store {}: {e}; check the path and its permissions",
@@ -135,7 +149,7 @@ impl Sqlite {
         };
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
             drop(conn);
-            return self.connect_read_only();
+            return Ok((self.connect_read_only()?, Access::ReadOnly));
         }
         let setup = || -> rusqlite::Result<()> {
             prepare_connection(&conn)?;
@@ -148,31 +162,42 @@ impl Sqlite {
             conn.pragma_update(None, "foreign_keys", "ON")
         };
         match setup() {
-            Ok(()) => Ok(conn),
+            Ok(()) => Ok((conn, Access::ReadWrite)),
             // Switching to WAL writes the file: a store that cannot be written opens read-only.
             Err(e) if is_read_only(&e) => {
                 drop(conn);
-                self.connect_read_only()
+                Ok((self.connect_read_only()?, Access::ReadOnly))
             }
-            // Opening makes the log's shared-memory file, which takes a little space: on a full
-            // disk, the reserve gives it; without one, the store still opens for reading.
-            Err(e) if is_full(&e) => {
+            // Opening makes the log's shared-memory file, which takes a little space. On a full
+            // disk (whoever filled it) the store still reads, without it; the reserve is kept for
+            // the deletes that free space, and the next connection tries writing again.
+            Err(e) if self.out_of_space(&e) => {
                 drop(conn);
-                if self.release_reserve() {
-                    self.connect()
-                } else {
-                    self.connect_read_only()
-                }
+                let conn = self
+                    .open_read_only()
+                    .map_err(|_| Error::DiskFull(self.path.display().to_string()))?;
+                Ok((conn, Access::DiskFull))
             }
             Err(e) => Err(self.error(&e)),
         }
     }
 
-    /// A read-only connection: for a store whose file or folder cannot be written. Without the
-    /// write-ahead log's shared-memory file (which it may not create) it reads the file as it is.
+    /// A read-only connection for a store whose file or folder cannot be written; every later
+    /// connection is read-only too.
     fn connect_read_only(&self) -> Result<Connection> {
         self.read_only
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.open_read_only().map_err(|e| {
+            Error::Config(format!(
+                "cannot open the store {} even for reading: {e}; check the path and its permissions",
+                self.path.display()
+            ))
+        })
+    }
+
+    /// A connection that never writes. Without the write-ahead log's shared-memory file (which it
+    /// may not create, or which a full disk has no room for) it reads the file as it is.
+    fn open_read_only(&self) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
         let uri = |immutable: bool| {
             format!(
@@ -189,27 +214,45 @@ impl Sqlite {
             conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))?;
             Ok(conn)
         };
-        open(false).or_else(|_| open(true)).map_err(|e| {
-            Error::Config(format!(
-                "cannot open the store {} even for reading: {e}; check the path and its permissions",
-                self.path.display()
-            ))
-        })
+        open(false).or_else(|_| open(true))
     }
 
-    fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+    /// Runs `f` on a pooled or new connection. A change (`write`) on a disk too full to open the
+    /// store for writing fails as [`Error::DiskFull`] at once, before it starts.
+    fn with_conn<T>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&mut Connection, Access) -> Result<T>,
+    ) -> Result<T> {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let mut conn = match pooled {
-            Some(conn) => conn,
+        let (mut conn, access) = match pooled {
+            Some(conn) => (conn, Access::ReadWrite),
             None => self.connect()?,
         };
-        let result = f(&mut conn);
-        if let Ok(mut idle) = self.idle.lock()
+        if write && access == Access::DiskFull {
+            return Err(Error::DiskFull(self.path.display().to_string()));
+        }
+        let result = f(&mut conn, access);
+        // Not kept: once space returns, the next connection writes again.
+        if access != Access::DiskFull
+            && let Ok(mut idle) = self.idle.lock()
             && idle.len() < POOL_MAX_IDLE
         {
             idle.push(conn);
         }
         result
+    }
+
+    /// Whether an error means the disk has no room: SQLite's own "full", or a failure to size the
+    /// log's shared-memory file or to write, on a file system with almost nothing left.
+    fn out_of_space(&self, err: &rusqlite::Error) -> bool {
+        is_full(err)
+            || (err.sqlite_error_code() == Some(rusqlite::ErrorCode::SystemIoFailure)
+                && self
+                    .folder()
+                    .ok()
+                    .and_then(|dir| dir.free_bytes())
+                    .is_some_and(|free| free < FULL_BELOW_BYTES))
     }
 
     /// The database's words, with the file they are about.
@@ -231,9 +274,13 @@ impl Sqlite {
         ))
     }
 
-    fn finish(&self, fail: Fail) -> Error {
+    fn finish(&self, fail: Fail, access: Access) -> Error {
         match fail {
             Fail::Db(db) if db.full => Error::DiskFull(self.path.display().to_string()),
+            // A write harmless to repeat, on a connection a full disk left read-only.
+            Fail::Db(db) if db.message.contains("readonly") && access == Access::DiskFull => {
+                Error::DiskFull(self.path.display().to_string())
+            }
             Fail::Db(db) if db.message.contains("readonly") => self.read_only_error(),
             Fail::Db(db) => {
                 Error::Storage(format!("{} (store {})", db.message, self.path.display()))
@@ -310,7 +357,9 @@ impl Backend for Sqlite {
     };
 
     fn read<T>(&self, f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>) -> Result<T> {
-        self.with_conn(|conn| f(&mut SqliteConn(conn)).map_err(|fail| self.finish(fail)))
+        self.with_conn(false, |conn, access| {
+            f(&mut SqliteConn(conn)).map_err(|fail| self.finish(fail, access))
+        })
     }
 
     fn transaction<T>(
@@ -324,10 +373,10 @@ impl Backend for Sqlite {
                 .and_then(|mut stmt| stmt.execute([]))
                 .map(|_| ())
         };
-        self.with_conn(|conn| {
+        self.with_conn(true, |conn, access| {
             run(conn, "BEGIN IMMEDIATE").map_err(|e| self.error(&e))?;
             let outcome = f(&mut SqliteConn(conn))
-                .map_err(|fail| self.finish(fail))
+                .map_err(|fail| self.finish(fail, access))
                 .and_then(|value| {
                     run(conn, "COMMIT").map_err(|e| self.error(&e))?;
                     Ok(value)
@@ -367,7 +416,7 @@ impl Backend for Sqlite {
     /// instead of growing it (it grows up to [`WAL_AUTOCHECKPOINT_PAGES`] between checkpoints).
     fn make_room(&self) -> bool {
         let released = self.release_reserve();
-        let restarted = self.with_conn(|conn| {
+        let restarted = self.with_conn(true, |conn, _| {
             conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |row| {
                 row.get::<_, i64>(0)
             })
@@ -446,7 +495,7 @@ impl Backend for Sqlite {
     /// leaves a few free pages alone: writes reuse them, and moving pages changes the schema's root
     /// pages, which makes every prepared statement of every connection prepare itself again.
     fn reclaim_space(&self, _report: &GcReport, compact: bool) {
-        let _ = self.with_conn(|conn| {
+        let _ = self.with_conn(true, |conn, _| {
             let vacuum = || -> rusqlite::Result<()> {
                 let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
                 if free < RECLAIM_MIN_PAGES && !compact {
@@ -500,8 +549,13 @@ fn db_error(err: rusqlite::Error) -> Fail {
     })
 }
 
+/// SQLite's "full", and its failure to grow the log's shared-memory file (which it makes by
+/// writing, so a full disk is what stops it).
 fn is_full(err: &rusqlite::Error) -> bool {
     err.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+        || err
+            .sqlite_error()
+            .is_some_and(|e| e.extended_code == rusqlite::ffi::SQLITE_IOERR_SHMSIZE)
 }
 
 fn is_read_only(err: &rusqlite::Error) -> bool {
