@@ -93,6 +93,9 @@ fn every_command_works_or_says_what_to_do_on_a_disk_another_program_filled() {
         );
     }
     assert_eq!(pad.ok(&["read", "plan", "--raw"]), "1. reproduce\n2. fix");
+    // The put that did not fit removed what it had staged.
+    let temp = disk.path().join("pad.db-blobs").join("tmp");
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
 
     let free_before = disk.free_bytes();
     pad.ok(&["rm", "log"]);
@@ -106,4 +109,134 @@ fn every_command_works_or_says_what_to_do_on_a_disk_another_program_filled() {
     pad.ok_stdin(&["put", "log"], log(60_000).as_bytes());
     pad.ok(&["append", "plan", "\n3. ship"]);
     assert!(pad.ok(&["check"]).contains("no damage found"));
+}
+
+/// The temporary files in `pad.db-blobs/tmp` and their total size.
+fn staged(pad: &Pad) -> (usize, u64) {
+    std::fs::read_dir(pad.dir.path().join("pad.db-blobs").join("tmp"))
+        .map(|files| {
+            files.flatten().fold((0, 0), |(n, bytes), file| {
+                (n + 1, bytes + file.metadata().map_or(0, |m| m.len()))
+            })
+        })
+        .unwrap_or((0, 0))
+}
+
+/// Waits until a write has staged at least `bytes` (the test fails after a minute).
+fn wait_for_staged(pad: &Pad, bytes: u64) {
+    let start = std::time::Instant::now();
+    while staged(pad).1 < bytes {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(60),
+            "nothing was staged"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
+fn send(child: &std::process::Child, signal: &str) {
+    let sent = std::process::Command::new("kill")
+        .args(["-s", signal, &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// Waits for the child (the test fails after a minute) and returns its exit code and stderr.
+fn finish(mut child: std::process::Child) -> (i32, String) {
+    let start = std::time::Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if start.elapsed() > std::time::Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("the command did not stop");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().unwrap(), &mut stderr).unwrap();
+    (status.code().unwrap_or(-1), stderr)
+}
+
+/// Regression: `yes | scratchpad put` stopped by Ctrl-C (SIGINT), SIGTERM, a closed terminal
+/// (SIGHUP) or SIGPIPE died where it stood and left its temporary file (gigabytes of it) until the
+/// next collection pass. The write now stops, removes what it staged, and the command exits as the
+/// signal asks.
+#[test]
+fn an_interrupted_put_of_an_endless_stream_leaves_nothing_behind() {
+    for (signal, number) in [("INT", 2), ("TERM", 15), ("HUP", 1), ("PIPE", 13)] {
+        let pad = Pad::new();
+        let mut child = pad
+            .command(&["put", "endless"])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // Endless, like `yes`: it stops when the reader is gone.
+        let writer = std::thread::spawn(move || {
+            let line = b"y\n".repeat(32 * 1024);
+            while std::io::Write::write_all(&mut stdin, &line).is_ok() {}
+        });
+        wait_for_staged(&pad, 8 << 20);
+        send(&child, signal);
+        let (code, stderr) = finish(child);
+        writer.join().unwrap();
+        assert_eq!(code, 128 + number, "SIG{signal}: {stderr}");
+        assert!(
+            stderr.contains(&format!("stopped by SIG{signal}"))
+                && stderr.contains("nothing was stored"),
+            "SIG{signal}: {stderr}"
+        );
+        assert_eq!(staged(&pad), (0, 0), "SIG{signal} left its temporary file");
+        assert!(!pad.ok(&["ls"]).contains("endless"), "SIG{signal}");
+    }
+}
+
+/// A put blocked on input that stops coming (its producer hangs) is stopped too, and removes its
+/// temporary file, within a moment of the signal.
+#[test]
+fn a_put_waiting_for_input_is_stopped_and_cleaned_up() {
+    let pad = Pad::new();
+    let mut child = pad
+        .command(&["put", "stuck"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::io::Write::write_all(&mut stdin, log(300_000).as_bytes()).unwrap();
+    wait_for_staged(&pad, 4 << 20);
+    send(&child, "TERM");
+    let (code, stderr) = finish(child);
+    drop(stdin);
+    assert_eq!(code, 143, "{stderr}");
+    assert!(stderr.contains("stopped by SIGTERM"), "{stderr}");
+    assert_eq!(staged(&pad), (0, 0));
+    assert!(!pad.ok(&["ls"]).contains("stuck"));
+}
+
+/// `scratchpad run -- yes` interrupted: the same, and the command it ran ends too (its output
+/// pipe closes).
+#[test]
+fn an_interrupted_run_leaves_nothing_behind() {
+    let pad = Pad::new();
+    let child = pad
+        .command(&["run", "--name", "endless", "--", "yes"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    wait_for_staged(&pad, 8 << 20);
+    send(&child, "INT");
+    let (code, stderr) = finish(child);
+    assert_eq!(code, 130, "{stderr}");
+    assert!(stderr.contains("stopped by SIGINT"), "{stderr}");
+    assert_eq!(staged(&pad), (0, 0));
+    assert!(!pad.ok(&["ls"]).contains("endless"));
 }
