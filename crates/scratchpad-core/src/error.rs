@@ -189,9 +189,12 @@ impl Error {
             .call(Call::Check)
             .and(" checks every entry and says which are hit"),
             Self::DiskFull(store) => Advice::text(format!(
-                "the disk that holds the store ({store}) is full; free space on it, or delete entries \
-                 that are no longer needed (deleting works on a full disk)"
-            )),
+                "the disk that holds the store ({store}) is full, so nothing was changed; stored \
+                 entries still read. Free space on that disk, or delete entries that are no longer \
+                 needed (deleting works on a full disk and gives their space back); "
+            ))
+            .call(Call::List)
+            .and(" shows what is stored"),
             other => Advice::text(other.to_string()),
         }
     }

@@ -134,7 +134,8 @@ pub enum Command {
     #[command(
         long_about = "Remove expired entries, evict the least recently read unpinned entries \
         when the store is over its quota, and give disk space back. It also runs on its own now and \
-        then.\n\n\
+        then. Whatever the store did not make in its own folders (a symbolic link, a folder where a \
+        file belongs, a name it never gives) is listed and left alone, never followed or deleted.\n\n\
         Example:\n  \
         scratchpad gc"
     )]
@@ -145,7 +146,8 @@ pub enum Command {
         against its checksum, the chunks against the index, and the whole against its blake3 hash. \
         Prints what is damaged and the entries it hits, and exits with 1 if anything is; entries \
         whose content is intact read as before. Side files no entry refers to are counted (`gc` \
-        removes them).\n\n\
+        removes them). Whatever the store did not make in its own folders (a symbolic link, a \
+        folder where a file belongs, a name it never gives) is listed too, and also exits with 1.\n\n\
         Example:\n  \
         scratchpad check"
     )]

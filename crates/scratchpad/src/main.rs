@@ -11,6 +11,7 @@
 mod cli;
 mod commands;
 mod format;
+mod interrupt;
 mod progress;
 mod ranges;
 mod speak;
@@ -46,6 +47,15 @@ fn main() -> ExitCode {
     let shell = Shell::new(cli.global.store(), cli.global.session.as_deref());
     match run(cli, shell.clone()) {
         Ok(code) => ExitCode::from(code),
+        // A signal stopped a write: its own error says only that its input failed.
+        Err(_) if let Some(signal) = interrupt::received() => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "error: {}",
+                interrupt::stopped_message(signal)
+            );
+            ExitCode::from(u8::try_from(128 + signal).unwrap_or(u8::MAX))
+        }
         // `scratchpad read big | head` closes our stdout early; that is the reader's choice, not a failure.
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
@@ -141,6 +151,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         commands::mcp::mcp(pad, args, fixed_session)?;
         return Ok(0);
     }
+    interrupt::watch();
     let mut ctx = Ctx {
         pad,
         json: cli.global.json,

@@ -1,6 +1,7 @@
 //! The storage boundary: what a backend must do, and nothing more. Business rules (names, previews,
 //! readers, references) live above it, so a second backend only has to store and fetch.
 
+pub mod folder;
 #[cfg(feature = "postgres")]
 pub mod postgres;
 pub mod side;
@@ -311,6 +312,9 @@ pub struct CheckReport {
     /// Side files no content refers to (a collection pass removes them), and their bytes.
     pub unreferenced_files: u64,
     pub unreferenced_bytes: u64,
+    /// What the store did not make in its own folders (a symbolic link, a folder where a file
+    /// belongs, a name it never gives), each with its path: never followed, written or removed.
+    pub unexpected: Vec<String>,
 }
 
 /// One damaged content and the entries that show it.
@@ -334,6 +338,9 @@ pub struct GcReport {
     /// Bytes of the store on disk before and after (0 where the backend cannot tell).
     pub disk_bytes_before: u64,
     pub disk_bytes_after: u64,
+    /// What the store did not make in its own folders, each with its path: left alone (see
+    /// [`CheckReport::unexpected`]).
+    pub unexpected: Vec<String>,
 }
 
 /// A storage backend. Small and storage-shaped: every method is one atomic step, and none of them

@@ -9,43 +9,88 @@
 //! written), unnamed and unlocked (its writer is gone: removed at once), or named (kept while a
 //! blob refers to it). Paths are relative to the database, so a store directory copied elsewhere
 //! still opens.
+//!
+//! Nothing in these folders is reached through a symbolic link, and nothing the store did not
+//! make there is removed or written (see [`super::folder`]): a link put in place of `tmp/` cannot
+//! make a collection pass delete the files it points at.
 
-use std::fs::{self, File};
+use std::ffi::{OsStr, OsString};
+use std::fs::File;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
+use super::folder::{Folder, Found, Refused, Unexpected};
 use crate::error::{Error, Result};
+
+/// The folder in `pad.db-blobs/` where files are written before they are named.
+const TEMP_FOLDER: &str = "tmp";
 
 /// The side files of one store.
 #[derive(Debug)]
 pub struct SideFiles {
+    /// The folder of the database, as the user named it (links on the way are the user's).
+    parent: PathBuf,
+    /// `<database file name>-blobs`, in `parent`, never reached through a link.
+    name: OsString,
+    /// `parent/name`, for messages.
     dir: PathBuf,
     /// The file read last, kept open: reads of one entry come chunk after chunk.
-    open: Mutex<Option<(String, std::sync::Arc<File>)>>,
+    open: Mutex<Option<(String, Arc<File>)>>,
+}
+
+/// What the side-file folders hold.
+#[derive(Debug, Default)]
+pub struct Survey {
+    /// The hashes of the committed files, with their sizes.
+    pub committed: Vec<(String, u64)>,
+    /// What the store did not make there (left alone).
+    pub unexpected: Vec<Unexpected>,
 }
 
 /// Names of temporary files written by this process, in a sequence.
 static NEXT_TEMP: AtomicU64 = AtomicU64::new(0);
 
+/// Temporary files of this process neither named nor removed yet: what [`remove_unfinished`]
+/// removes when the process is told to stop before its writes can end on their own.
+static UNFINISHED: Mutex<Vec<Unfinished>> = Mutex::new(Vec::new());
+
+#[derive(Debug)]
+struct Unfinished {
+    /// The file's number in [`NEXT_TEMP`]'s sequence.
+    seq: u64,
+    folder: Arc<Folder>,
+    name: OsString,
+}
+
+/// Removes every temporary file this process is writing, at once: for a process that was told to
+/// stop (a signal) and cannot wait for its writes to fail and clean up on their own. Those writes
+/// then fail; nothing they wrote is named. Returns how many files were removed.
+pub fn remove_unfinished() -> usize {
+    let mut unfinished = UNFINISHED.lock().unwrap_or_else(PoisonError::into_inner);
+    unfinished
+        .drain(..)
+        .filter(|file| file.folder.remove_file(&file.name).is_ok_and(|gone| gone))
+        .count()
+}
+
 impl SideFiles {
     /// The side files of the database at `db`: `<db>-blobs/`.
     pub fn for_database(db: &Path) -> Self {
-        let mut dir = db.as_os_str().to_owned();
-        dir.push("-blobs");
+        let parent = db
+            .parent()
+            .filter(|dir| !dir.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+            .to_owned();
+        let mut name = db.file_name().unwrap_or_default().to_owned();
+        name.push("-blobs");
         Self {
-            dir: PathBuf::from(dir),
+            dir: parent.join(&name),
+            parent,
+            name,
             open: Mutex::new(None),
         }
-    }
-
-    pub fn dir(&self) -> &Path {
-        &self.dir
-    }
-
-    fn temp_dir(&self) -> PathBuf {
-        self.dir.join("tmp")
     }
 
     /// Where the content with this hash lives once committed.
@@ -60,42 +105,72 @@ impl SideFiles {
         Error::Storage(format!("{what} in {}: {err}", self.dir.display()))
     }
 
+    /// What refused a name in the store's folders, as an error of a write.
+    fn refused(&self, what: &str, path: PathBuf, refused: Refused) -> Error {
+        match refused {
+            Refused::Odd(oddity) => {
+                Error::Storage(format!("{what}: {}", Unexpected { path, what: oddity }))
+            }
+            Refused::Io(err) => self.error(what, &err),
+        }
+    }
+
+    /// The side-file folder; `None` when there is none and `create` is false.
+    fn blobs(&self, create: bool) -> Result<Option<Folder>, Refused> {
+        Folder::open_path(&self.parent)?.folder(&self.name, create)
+    }
+
     /// A new temporary file, locked for as long as the returned value lives.
     pub fn create(&self) -> Result<TempFile> {
-        let dir = self.temp_dir();
-        fs::create_dir_all(&dir)
-            .map_err(|e| self.error("cannot create the side-file folder", &e))?;
+        let what = "cannot make a side file";
+        let gone = || Refused::Io(std::io::ErrorKind::NotFound.into());
+        let blobs = self
+            .blobs(true)
+            .and_then(|blobs| blobs.ok_or_else(gone))
+            .map_err(|r| self.refused(what, self.dir.clone(), r))?;
+        let temp = blobs
+            .folder(OsStr::new(TEMP_FOLDER), true)
+            .and_then(|temp| temp.ok_or_else(gone))
+            .map_err(|r| self.refused(what, blobs.join(TEMP_FOLDER), r))?;
         let mut random = [0u8; 8];
         let _ = getrandom::fill(&mut random);
-        let name = format!(
-            "{}-{}-{}.part",
+        let seq = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+        let name = OsString::from(format!(
+            "{}-{seq}-{}.part",
             std::process::id(),
-            NEXT_TEMP.fetch_add(1, Ordering::Relaxed),
             u64::from_le_bytes(random)
-        );
-        let path = dir.join(name);
-        let file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .create_new(true)
-            .open(&path)
+        ));
+        let file = temp
+            .create_new(&name)
             .map_err(|e| self.error("cannot create a side file", &e))?;
-        // Held until the blob is committed or dropped: a collection pass that can take this lock
-        // knows the writer is gone.
-        file.try_lock().map_err(|e| {
-            Error::Storage(format!(
-                "cannot lock a new side file {}: {e}",
-                path.display()
-            ))
-        })?;
-        Ok(TempFile {
-            path,
+        let temp = Arc::new(temp);
+        let file = TempFile {
+            seq,
+            name,
+            temp: Arc::clone(&temp),
+            blobs,
             file,
             flushed: false,
-            dir: self.dir.clone(),
             unsynced: 0,
             writeback: None,
-        })
+        };
+        UNFINISHED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Unfinished {
+                seq,
+                folder: temp,
+                name: file.name.clone(),
+            });
+        // Held until the blob is committed or dropped: a collection pass that can take this lock
+        // knows the writer is gone.
+        file.file.try_lock().map_err(|e| {
+            Error::Storage(format!(
+                "cannot lock a new side file {}: {e}",
+                file.path().display()
+            ))
+        })?;
+        Ok(file)
     }
 
     /// `len` bytes at `offset` of the content with this hash.
@@ -117,29 +192,46 @@ impl SideFiles {
         Ok(data)
     }
 
-    fn opened(&self, hash: &str) -> Result<std::sync::Arc<File>> {
+    fn opened(&self, hash: &str) -> Result<Arc<File>> {
         if let Ok(open) = self.open.lock()
             && let Some((open_hash, file)) = open.as_ref()
             && open_hash == hash
         {
-            return Ok(std::sync::Arc::clone(file));
+            return Ok(Arc::clone(file));
         }
         let path = self.path(hash);
-        let file = File::open(&path).map_err(|e| match e.kind() {
-            std::io::ErrorKind::NotFound => Error::Corrupt(format!(
+        let missing = || {
+            Error::Corrupt(format!(
                 "the side file {} that holds an entry's content is missing",
                 path.display()
-            )),
-            _ => self.error("cannot open a side file", &e),
-        })?;
-        let file = std::sync::Arc::new(file);
+            ))
+        };
+        // Something the store did not make stands where its content should be: the content is
+        // not readable, as if damaged, and `check` names the entries hit.
+        let odd = |path: PathBuf, what| Error::Corrupt(Unexpected { path, what }.to_string());
+        let blobs = match self.blobs(false) {
+            Ok(Some(blobs)) => blobs,
+            Ok(None) => return Err(missing()),
+            Err(Refused::Odd(what)) => return Err(odd(self.dir.clone(), what)),
+            Err(Refused::Io(e)) => return Err(self.error("cannot open the side-file folder", &e)),
+        };
+        let file = match blobs.open_file(OsStr::new(hash), false, false) {
+            Ok(file) => file,
+            Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {
+                return Err(missing());
+            }
+            Err(Refused::Io(e)) => return Err(self.error("cannot open a side file", &e)),
+            Err(Refused::Odd(what)) => return Err(odd(path, what)),
+        };
+        let file = Arc::new(file);
         if let Ok(mut open) = self.open.lock() {
-            *open = Some((hash.to_owned(), std::sync::Arc::clone(&file)));
+            *open = Some((hash.to_owned(), Arc::clone(&file)));
         }
         Ok(file)
     }
 
-    /// Removes the content with this hash (a no-op if it is gone already).
+    /// Removes the content with this hash (a no-op if it is gone already). Whatever else stands
+    /// under its name stays, for a collection pass and `check` to report.
     pub fn remove(&self, hash: &str) -> Result<()> {
         if let Ok(mut open) = self.open.lock()
             && open
@@ -148,52 +240,128 @@ impl SideFiles {
         {
             *open = None;
         }
-        match fs::remove_file(self.path(hash)) {
-            Ok(()) => Ok(()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
-            Err(e) => Err(self.error("cannot remove a side file", &e)),
+        let removed = self.blobs(false).and_then(|blobs| match blobs {
+            Some(blobs) => blobs.remove_file(OsStr::new(hash)),
+            None => Ok(false),
+        });
+        match removed {
+            Ok(_) | Err(Refused::Odd(_)) => Ok(()),
+            Err(Refused::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
+            Err(Refused::Io(e)) => Err(self.error("cannot remove a side file", &e)),
         }
     }
 
-    /// The hashes of the committed files, with their sizes.
-    pub fn committed(&self) -> Result<Vec<(String, u64)>> {
-        let entries = match fs::read_dir(&self.dir) {
-            Ok(entries) => entries,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-            Err(e) => return Err(self.error("cannot list the side files", &e)),
+    /// The committed files, and whatever the store did not make in its side-file folders. Changes
+    /// nothing.
+    pub fn survey(&self) -> Result<Survey> {
+        let mut survey = Survey::default();
+        let blobs = match self.blobs(false) {
+            Ok(Some(blobs)) => blobs,
+            Ok(None) => return Ok(survey),
+            Err(Refused::Odd(what)) => {
+                survey.unexpected.push(Unexpected {
+                    path: self.dir.clone(),
+                    what,
+                });
+                return Ok(survey);
+            }
+            Err(Refused::Io(e)) => return Err(self.error("cannot open the side-file folder", &e)),
         };
-        let mut out = Vec::new();
-        for entry in entries.flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if is_hash(&name) {
-                out.push((name, entry.metadata().map_or(0, |m| m.len())));
+        let names = blobs
+            .names()
+            .map_err(|e| self.error("cannot list the side files", &e))?;
+        for name in names {
+            let path = blobs.join(&name);
+            let hash = name.to_str().filter(|name| is_hash(name));
+            if name == TEMP_FOLDER {
+                match blobs.folder(&name, false) {
+                    Ok(Some(temp)) => survey_temp(&temp, &mut survey.unexpected),
+                    Ok(None) | Err(Refused::Io(_)) => {}
+                    Err(Refused::Odd(what)) => survey.unexpected.push(Unexpected { path, what }),
+                }
+                continue;
+            }
+            match blobs.expect_file(&name) {
+                Ok(Found::File { bytes, .. }) => match hash {
+                    Some(hash) => survey.committed.push((hash.to_owned(), bytes)),
+                    None => survey.unexpected.push(Unexpected {
+                        path,
+                        what: super::folder::Oddity::UnknownName,
+                    }),
+                },
+                Ok(Found::Missing) | Err(_) => {}
+                Ok(Found::Folder) => survey.unexpected.push(Unexpected {
+                    path,
+                    what: super::folder::Oddity::Folder,
+                }),
+                Ok(Found::Other(what)) => survey.unexpected.push(Unexpected { path, what }),
             }
         }
-        Ok(out)
+        Ok(survey)
     }
 
     /// Removes temporary files whose writer is gone (their lock is free); returns (files, bytes).
+    /// Only regular files with the names the store gives are touched; what else is there is
+    /// reported by [`SideFiles::survey`].
     pub fn remove_abandoned(&self) -> (u64, u64) {
-        let Ok(entries) = fs::read_dir(self.temp_dir()) else {
+        let Ok(Some(blobs)) = self.blobs(false) else {
+            return (0, 0);
+        };
+        let Ok(Some(temp)) = blobs.folder(OsStr::new(TEMP_FOLDER), false) else {
+            return (0, 0);
+        };
+        let Ok(names) = temp.names() else {
             return (0, 0);
         };
         let (mut files, mut bytes) = (0, 0);
-        for entry in entries.flatten() {
-            let path = entry.path();
-            let Ok(file) = File::open(&path) else {
+        for name in names {
+            if !name.to_str().is_some_and(is_temp_name) {
+                continue;
+            }
+            let Ok(file) = temp.open_file(&name, false, false) else {
                 continue;
             };
             // Our own writers hold their files' locks through other handles, so this fails for
             // them as for other processes' live writers.
-            if file.try_lock().is_ok() {
-                let size = file.metadata().map_or(0, |m| m.len());
-                if fs::remove_file(&path).is_ok() {
-                    files += 1;
-                    bytes += size;
-                }
+            if file.try_lock().is_err() {
+                continue;
+            }
+            let size = file.metadata().map_or(0, |m| m.len());
+            // Removed only while the name still is the file whose lock was free.
+            let Ok(id) = Folder::id_of(&file) else {
+                continue;
+            };
+            if temp.remove_if_still(&name, id).is_ok_and(|gone| gone) {
+                files += 1;
+                bytes += size;
             }
         }
         (files, bytes)
+    }
+}
+
+/// What the temporary folder holds that the store did not make there.
+fn survey_temp(temp: &Folder, unexpected: &mut Vec<Unexpected>) {
+    let Ok(names) = temp.names() else {
+        return;
+    };
+    for name in names {
+        let path = temp.join(&name);
+        if !name.to_str().is_some_and(is_temp_name) {
+            unexpected.push(Unexpected {
+                path,
+                what: super::folder::Oddity::UnknownName,
+            });
+            continue;
+        }
+        match temp.expect_file(&name) {
+            Ok(Found::File { .. } | Found::Missing) | Err(_) => {}
+            Ok(Found::Folder) => unexpected.push(Unexpected {
+                path,
+                what: super::folder::Oddity::Folder,
+            }),
+            Ok(Found::Other(what)) => unexpected.push(Unexpected { path, what }),
+        }
     }
 }
 
@@ -203,10 +371,15 @@ const WRITEBACK_BYTES: u64 = 8 << 20;
 /// A side file being written. Dropped without being adopted, it is removed.
 #[derive(Debug)]
 pub struct TempFile {
-    path: PathBuf,
+    /// Its number in this process's sequence.
+    seq: u64,
+    name: OsString,
+    /// The folder it is written in, and the one it is named in: both opened when it was made, so
+    /// that a link swapped in for either since is never followed.
+    temp: Arc<Folder>,
+    blobs: Folder,
     file: File,
     flushed: bool,
-    dir: PathBuf,
     /// Bytes written since the last request to write them out.
     unsynced: u64,
     writeback: Option<Writeback>,
@@ -268,14 +441,18 @@ impl Drop for Writeback {
 }
 
 impl TempFile {
+    fn path(&self) -> PathBuf {
+        self.temp.join(&self.name)
+    }
+
     /// A failure to `verb` this file: a full disk, or a storage error naming the file.
     fn error(&self, verb: &str, err: &std::io::Error) -> Error {
         if is_disk_full(err) {
-            Error::DiskFull(self.dir.display().to_string())
+            Error::DiskFull(self.blobs.path().display().to_string())
         } else {
             Error::Storage(format!(
                 "cannot {verb} the side file {}: {err}",
-                self.path.display()
+                self.path().display()
             ))
         }
     }
@@ -314,30 +491,79 @@ impl TempFile {
     }
 
     /// Names the file by its content's hash; call under the store's write lock. A file already
-    /// there holds the same content (its name is its hash) and stays.
+    /// there holds the same content (its name is its hash) and is replaced; anything else there
+    /// (a link, a folder) is refused and stays.
     pub fn adopt(mut self, hash: &str) -> Result<()> {
         self.flush()?;
-        let target = self.dir.join(hash);
-        fs::rename(&self.path, &target).map_err(|e| {
+        let target = OsStr::new(hash);
+        let cannot = |err: &dyn std::fmt::Display| {
             Error::Storage(format!(
-                "cannot name the side file {}: {e}",
-                target.display()
+                "cannot name the side file {}: {err}",
+                self.blobs.join(hash).display()
             ))
-        })?;
+        };
+        match self.blobs.expect_file(target) {
+            Ok(Found::Missing | Found::File { .. }) => {}
+            Ok(Found::Folder) => {
+                return Err(cannot(&Unexpected {
+                    path: self.blobs.join(hash),
+                    what: super::folder::Oddity::Folder,
+                }));
+            }
+            Ok(Found::Other(what)) => {
+                return Err(cannot(&Unexpected {
+                    path: self.blobs.join(hash),
+                    what,
+                }));
+            }
+            Err(e) => return Err(cannot(&e)),
+        }
+        {
+            // Under the lock, so that a stop removing unfinished files at this moment either
+            // removed this one (and the write fails) or finds it named.
+            let mut unfinished = UNFINISHED.lock().unwrap_or_else(PoisonError::into_inner);
+            let Some(at) = unfinished.iter().position(|file| file.seq == self.seq) else {
+                return Err(Error::Storage(
+                    "the write was stopped before its content was saved; nothing was stored".into(),
+                ));
+            };
+            self.temp
+                .rename(&self.name, &self.blobs, target)
+                .map_err(|e| cannot(&e))?;
+            unfinished.swap_remove(at);
+        }
         // The name must reach the disk before the database row that refers to it.
-        sync_dir(&self.dir);
+        self.blobs.sync();
         // Renamed: nothing left to remove when this value drops.
-        self.path = PathBuf::new();
+        self.name = OsString::new();
         Ok(())
     }
 }
 
 impl Drop for TempFile {
     fn drop(&mut self) {
-        if !self.path.as_os_str().is_empty() {
-            let _ = fs::remove_file(&self.path);
+        if self.name.is_empty() {
+            return;
+        }
+        let mut unfinished = UNFINISHED.lock().unwrap_or_else(PoisonError::into_inner);
+        // Not listed any more: a stop removed it already.
+        if let Some(at) = unfinished.iter().position(|file| file.seq == self.seq) {
+            unfinished.swap_remove(at);
+            let _ = self.temp.remove_file(&self.name);
         }
     }
+}
+
+/// A name [`SideFiles::create`] gives: `<pid>-<sequence>-<random>.part`.
+fn is_temp_name(name: &str) -> bool {
+    let Some(stem) = name.strip_suffix(".part") else {
+        return false;
+    };
+    let parts: Vec<&str> = stem.split('-').collect();
+    parts.len() == 3
+        && parts
+            .iter()
+            .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit()))
 }
 
 /// A name of 64 lowercase hex digits.
@@ -347,16 +573,6 @@ fn is_hash(name: &str) -> bool {
             .bytes()
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) {
-    if let Ok(dir) = File::open(dir) {
-        let _ = dir.sync_all();
-    }
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) {}
 
 #[cfg(unix)]
 fn read_exact_at(file: &File, buf: &mut [u8], offset: u64) -> std::io::Result<()> {

@@ -7,6 +7,7 @@
 //! deleting entries (which appends to the write-ahead log first) still works and frees space. A
 //! database that cannot be written (a read-only file or mount) still serves reads.
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 use std::time::Duration;
@@ -15,6 +16,7 @@ use rusqlite::types::{ToSqlOutput, ValueRef};
 use rusqlite::{Connection, OpenFlags};
 
 use super::GcReport;
+use super::folder::{Folder, Found, Oddity, Unexpected};
 use super::side::SideFiles;
 use super::sql::{
     Backend, Conn, DbError, Dialect, Fail, Param, Row, SearchSql, SqlStore, TxError, entry_columns,
@@ -48,6 +50,20 @@ pub const SIDE_FILE_BYTES: usize = 1024 * 1024;
 /// append to the write-ahead log (bytes): a delete writes a few pages (its content, past
 /// [`SIDE_FILE_BYTES`], is a side file, removed without writing anything).
 const RESERVE_BYTES: u64 = 2 * 1024 * 1024;
+
+/// Free space under which a failure to write is taken for a full disk (bytes): less than the
+/// log's shared-memory file and a few pages need.
+const FULL_BELOW_BYTES: u64 = 256 * 1024;
+
+/// How a connection was opened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Access {
+    ReadWrite,
+    /// The store cannot be written (a read-only file or mount), for as long as this process runs.
+    ReadOnly,
+    /// The disk is full: it reads, and is not kept, so that the next use tries writing again.
+    DiskFull,
+}
 
 /// A SQLite store file.
 pub type SqliteStore = SqlStore<Sqlite>;
@@ -90,26 +106,40 @@ impl SqlStore<Sqlite> {
 }
 
 impl Sqlite {
+    /// The folder of the database, as the user named it (links on the way are the user's).
+    fn folder(&self) -> std::io::Result<Folder> {
+        Folder::open_path(
+            self.path
+                .parent()
+                .filter(|dir| !dir.as_os_str().is_empty())
+                .unwrap_or(Path::new(".")),
+        )
+    }
+
+    /// `<database file name>-reserve`, next to the database.
+    fn reserve_name(&self) -> OsString {
+        let mut name = self.path.file_name().unwrap_or_default().to_owned();
+        name.push("-reserve");
+        name
+    }
+
+    /// Gives up the reserve file; false when there was none. Anything else under its name (a
+    /// link, a folder) stays, and is reported by a collection pass.
     fn release_reserve(&self) -> bool {
-        std::fs::remove_file(self.reserve_path()).is_ok()
+        self.folder()
+            .is_ok_and(|dir| dir.remove_file(&self.reserve_name()).is_ok_and(|gone| gone))
     }
 
-    fn reserve_path(&self) -> PathBuf {
-        let mut path = self.path.clone().into_os_string();
-        path.push("-reserve");
-        PathBuf::from(path)
-    }
-
-    fn connect(&self) -> Result<Connection> {
+    fn connect(&self) -> Result<(Connection, Access)> {
         if self.read_only.load(std::sync::atomic::Ordering::Relaxed) {
-            return self.connect_read_only();
+            return Ok((self.connect_read_only()?, Access::ReadOnly));
         }
         let conn = match Connection::open(&self.path) {
             Ok(conn) => conn,
             Err(e) => {
                 // A store on a read-only mount or a file we may not write still reads.
                 if let Ok(conn) = self.connect_read_only() {
-                    return Ok(conn);
+                    return Ok((conn, Access::ReadOnly));
                 }
                 return Err(Error::Config(format!(
                     "cannot open the store {}: {e}; check the path and its permissions",
@@ -119,7 +149,7 @@ impl Sqlite {
         };
         if conn.is_readonly(rusqlite::MAIN_DB).unwrap_or(false) {
             drop(conn);
-            return self.connect_read_only();
+            return Ok((self.connect_read_only()?, Access::ReadOnly));
         }
         let setup = || -> rusqlite::Result<()> {
             prepare_connection(&conn)?;
@@ -132,31 +162,42 @@ impl Sqlite {
             conn.pragma_update(None, "foreign_keys", "ON")
         };
         match setup() {
-            Ok(()) => Ok(conn),
+            Ok(()) => Ok((conn, Access::ReadWrite)),
             // Switching to WAL writes the file: a store that cannot be written opens read-only.
             Err(e) if is_read_only(&e) => {
                 drop(conn);
-                self.connect_read_only()
+                Ok((self.connect_read_only()?, Access::ReadOnly))
             }
-            // Opening makes the log's shared-memory file, which takes a little space: on a full
-            // disk, the reserve gives it; without one, the store still opens for reading.
-            Err(e) if is_full(&e) => {
+            // Opening makes the log's shared-memory file, which takes a little space. On a full
+            // disk (whoever filled it) the store still reads, without it; the reserve is kept for
+            // the deletes that free space, and the next connection tries writing again.
+            Err(e) if self.out_of_space(&e) => {
                 drop(conn);
-                if self.release_reserve() {
-                    self.connect()
-                } else {
-                    self.connect_read_only()
-                }
+                let conn = self
+                    .open_read_only()
+                    .map_err(|_| Error::DiskFull(self.path.display().to_string()))?;
+                Ok((conn, Access::DiskFull))
             }
             Err(e) => Err(self.error(&e)),
         }
     }
 
-    /// A read-only connection: for a store whose file or folder cannot be written. Without the
-    /// write-ahead log's shared-memory file (which it may not create) it reads the file as it is.
+    /// A read-only connection for a store whose file or folder cannot be written; every later
+    /// connection is read-only too.
     fn connect_read_only(&self) -> Result<Connection> {
         self.read_only
             .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.open_read_only().map_err(|e| {
+            Error::Config(format!(
+                "cannot open the store {} even for reading: {e}; check the path and its permissions",
+                self.path.display()
+            ))
+        })
+    }
+
+    /// A connection that never writes. Without the write-ahead log's shared-memory file (which it
+    /// may not create, or which a full disk has no room for) it reads the file as it is.
+    fn open_read_only(&self) -> rusqlite::Result<Connection> {
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_URI;
         let uri = |immutable: bool| {
             format!(
@@ -173,27 +214,45 @@ impl Sqlite {
             conn.query_row("SELECT COUNT(*) FROM sqlite_schema", [], |_| Ok(()))?;
             Ok(conn)
         };
-        open(false).or_else(|_| open(true)).map_err(|e| {
-            Error::Config(format!(
-                "cannot open the store {} even for reading: {e}; check the path and its permissions",
-                self.path.display()
-            ))
-        })
+        open(false).or_else(|_| open(true))
     }
 
-    fn with_conn<T>(&self, f: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
+    /// Runs `f` on a pooled or new connection. A change (`write`) on a disk too full to open the
+    /// store for writing fails as [`Error::DiskFull`] at once, before it starts.
+    fn with_conn<T>(
+        &self,
+        write: bool,
+        f: impl FnOnce(&mut Connection, Access) -> Result<T>,
+    ) -> Result<T> {
         let pooled = self.idle.lock().ok().and_then(|mut idle| idle.pop());
-        let mut conn = match pooled {
-            Some(conn) => conn,
+        let (mut conn, access) = match pooled {
+            Some(conn) => (conn, Access::ReadWrite),
             None => self.connect()?,
         };
-        let result = f(&mut conn);
-        if let Ok(mut idle) = self.idle.lock()
+        if write && access == Access::DiskFull {
+            return Err(Error::DiskFull(self.path.display().to_string()));
+        }
+        let result = f(&mut conn, access);
+        // Not kept: once space returns, the next connection writes again.
+        if access != Access::DiskFull
+            && let Ok(mut idle) = self.idle.lock()
             && idle.len() < POOL_MAX_IDLE
         {
             idle.push(conn);
         }
         result
+    }
+
+    /// Whether an error means the disk has no room: SQLite's own "full", or a failure to size the
+    /// log's shared-memory file or to write, on a file system with almost nothing left.
+    fn out_of_space(&self, err: &rusqlite::Error) -> bool {
+        is_full(err)
+            || (err.sqlite_error_code() == Some(rusqlite::ErrorCode::SystemIoFailure)
+                && self
+                    .folder()
+                    .ok()
+                    .and_then(|dir| dir.free_bytes())
+                    .is_some_and(|free| free < FULL_BELOW_BYTES))
     }
 
     /// The database's words, with the file they are about.
@@ -215,9 +274,13 @@ impl Sqlite {
         ))
     }
 
-    fn finish(&self, fail: Fail) -> Error {
+    fn finish(&self, fail: Fail, access: Access) -> Error {
         match fail {
             Fail::Db(db) if db.full => Error::DiskFull(self.path.display().to_string()),
+            // A write harmless to repeat, on a connection a full disk left read-only.
+            Fail::Db(db) if db.message.contains("readonly") && access == Access::DiskFull => {
+                Error::DiskFull(self.path.display().to_string())
+            }
             Fail::Db(db) if db.message.contains("readonly") => self.read_only_error(),
             Fail::Db(db) => {
                 Error::Storage(format!("{} (store {})", db.message, self.path.display()))
@@ -294,7 +357,9 @@ impl Backend for Sqlite {
     };
 
     fn read<T>(&self, f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>) -> Result<T> {
-        self.with_conn(|conn| f(&mut SqliteConn(conn)).map_err(|fail| self.finish(fail)))
+        self.with_conn(false, |conn, access| {
+            f(&mut SqliteConn(conn)).map_err(|fail| self.finish(fail, access))
+        })
     }
 
     fn transaction<T>(
@@ -308,10 +373,10 @@ impl Backend for Sqlite {
                 .and_then(|mut stmt| stmt.execute([]))
                 .map(|_| ())
         };
-        self.with_conn(|conn| {
+        self.with_conn(true, |conn, access| {
             run(conn, "BEGIN IMMEDIATE").map_err(|e| self.error(&e))?;
             let outcome = f(&mut SqliteConn(conn))
-                .map_err(|fail| self.finish(fail))
+                .map_err(|fail| self.finish(fail, access))
                 .and_then(|value| {
                     run(conn, "COMMIT").map_err(|e| self.error(&e))?;
                     Ok(value)
@@ -351,7 +416,7 @@ impl Backend for Sqlite {
     /// instead of growing it (it grows up to [`WAL_AUTOCHECKPOINT_PAGES`] between checkpoints).
     fn make_room(&self) -> bool {
         let released = self.release_reserve();
-        let restarted = self.with_conn(|conn| {
+        let restarted = self.with_conn(true, |conn, _| {
             conn.query_row("PRAGMA wal_checkpoint(RESTART)", [], |row| {
                 row.get::<_, i64>(0)
             })
@@ -361,18 +426,32 @@ impl Backend for Sqlite {
     }
 
     fn restore_reserve(&self) {
-        let path = self.reserve_path();
-        if std::fs::metadata(&path).is_ok_and(|m| m.len() >= RESERVE_BYTES) {
+        let Ok(dir) = self.folder() else {
+            return;
+        };
+        let name = self.reserve_name();
+        // Opened without following a link and checked to be a plain file: a link put in its place
+        // must not make the store write zeros over whatever it points at.
+        let Ok(mut file) = dir.open_file(&name, true, true) else {
+            return;
+        };
+        let Ok(held) = file.metadata().map(|m| m.len()) else {
+            return;
+        };
+        if held >= RESERVE_BYTES {
             return;
         }
         // Written, not just sized: a sparse file would set nothing aside. The file system takes
         // the blocks when the data is written (with delayed allocation, when it is accepted).
-        let written = std::fs::File::create(&path).and_then(|mut file| {
-            use std::io::Write as _;
-            file.write_all(&vec![0u8; RESERVE_BYTES as usize])
-        });
+        let written = {
+            use std::io::{Seek as _, Write as _};
+            let missing = usize::try_from(RESERVE_BYTES - held).unwrap_or(0);
+            file.seek(std::io::SeekFrom::Start(held))
+                .and_then(|_| file.write_all(&vec![0u8; missing]))
+        };
         if written.is_err() {
-            let _ = std::fs::remove_file(&path);
+            drop(file);
+            let _ = dir.remove_file(&name);
         }
     }
 
@@ -388,6 +467,25 @@ impl Backend for Sqlite {
         }
     }
 
+    fn unexpected_files(&self) -> Vec<String> {
+        let Ok(dir) = self.folder() else {
+            return Vec::new();
+        };
+        let name = self.reserve_name();
+        let what = match dir.expect_file(&name) {
+            Ok(Found::Missing | Found::File { .. }) | Err(_) => return Vec::new(),
+            Ok(Found::Folder) => Oddity::Folder,
+            Ok(Found::Other(what)) => what,
+        };
+        vec![
+            Unexpected {
+                path: dir.join(&name),
+                what,
+            }
+            .to_string(),
+        ]
+    }
+
     fn disk_bytes(&self) -> u64 {
         let files: u64 = ["", "-wal"]
             .iter()
@@ -399,8 +497,8 @@ impl Backend for Sqlite {
             .sum();
         let side: u64 = self
             .side
-            .committed()
-            .map(|files| files.iter().map(|(_, bytes)| bytes).sum())
+            .survey()
+            .map(|survey| survey.committed.iter().map(|(_, bytes)| bytes).sum())
             .unwrap_or(0);
         files + side
     }
@@ -409,7 +507,7 @@ impl Backend for Sqlite {
     /// leaves a few free pages alone: writes reuse them, and moving pages changes the schema's root
     /// pages, which makes every prepared statement of every connection prepare itself again.
     fn reclaim_space(&self, _report: &GcReport, compact: bool) {
-        let _ = self.with_conn(|conn| {
+        let _ = self.with_conn(true, |conn, _| {
             let vacuum = || -> rusqlite::Result<()> {
                 let free: i64 = conn.query_row("PRAGMA freelist_count", [], |r| r.get(0))?;
                 if free < RECLAIM_MIN_PAGES && !compact {
@@ -463,8 +561,13 @@ fn db_error(err: rusqlite::Error) -> Fail {
     })
 }
 
+/// SQLite's "full", and its failure to grow the log's shared-memory file (which it makes by
+/// writing, so a full disk is what stops it).
 fn is_full(err: &rusqlite::Error) -> bool {
     err.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+        || err
+            .sqlite_error()
+            .is_some_and(|e| e.extended_code == rusqlite::ffi::SQLITE_IOERR_SHMSIZE)
 }
 
 fn is_read_only(err: &rusqlite::Error) -> bool {

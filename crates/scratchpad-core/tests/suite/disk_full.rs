@@ -198,6 +198,139 @@ fn deleting_needs_no_free_space() {
     pad.gc().unwrap();
 }
 
+/// Regression: a disk filled to its last byte by another program, while no process had the store
+/// open, made every call fail with "disk I/O error", reads and deletes included, and the reserve
+/// was never given up. Now reads need no space at all, a write says the disk is full and what to
+/// do, and a delete gives up the reserve, frees its entry's space and sets the reserve aside again.
+#[test]
+fn a_disk_another_program_filled_to_the_last_byte_still_reads_and_deletes() {
+    let Some(disk) = SmallDisk::mount(24) else {
+        return;
+    };
+    let url = format!("sqlite://{}/pad.db", disk.path().display());
+    let reserve = disk.path().join("pad.db-reserve");
+    {
+        let pad = Scratchpad::open(&url).unwrap();
+        pad.write("plan", "1. reproduce\n2. fix", Default::default())
+            .unwrap();
+        put(&pad, "log", log_with_errors(60_000, &[30_000]).as_bytes()).unwrap();
+    }
+    // Another program, not the store, takes every byte left.
+    let filler = disk.fill();
+    assert_eq!(free_bytes(disk.path()), 0);
+
+    let pad = Scratchpad::open(&url).unwrap();
+    let head = pad
+        .read("log", &ReadMode::Head { n: Some(100) }, None)
+        .unwrap();
+    assert!(head.text.starts_with("2026-11-21"), "{}", head.text);
+    let line = pad
+        .read(
+            "log",
+            &ReadMode::Lines {
+                from: 30_000,
+                to: Some(30_000),
+            },
+            None,
+        )
+        .unwrap();
+    assert!(line.text.contains("ERROR"), "{}", line.text);
+    assert_eq!(
+        pad.read("log", &ReadMode::grep("ERROR", 0), None)
+            .unwrap()
+            .total_matches,
+        Some(1)
+    );
+    assert_eq!(pad.get("plan").unwrap().version, 1);
+    assert_eq!(
+        pad.list(&ListFilter::default(), None, 10)
+            .unwrap()
+            .entries
+            .len(),
+        2
+    );
+    assert!(!pad.search("reproduce", 10).unwrap().is_empty());
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+    // Reading took nothing from the reserve, and left it for the delete.
+    assert_eq!(std::fs::metadata(&reserve).unwrap().len(), 2 << 20);
+
+    // Writes fail cleanly, say why and what to do, and leave nothing behind.
+    for err in [
+        pad.write("plan", "changed", Default::default())
+            .unwrap_err(),
+        put(&pad, "more", log_with_errors(40_000, &[]).as_bytes()).unwrap_err(),
+    ] {
+        assert!(matches!(err, Error::DiskFull(_)), "{err:?}");
+        let message = err.to_string();
+        assert!(
+            message.contains("is full") && message.contains("delete entries"),
+            "{message}"
+        );
+    }
+    assert_eq!(staged_files(&disk), 0);
+    assert_eq!(
+        pad.read("plan", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        "1. reproduce\n2. fix"
+    );
+
+    // Deleting gives up the reserve to run, frees the entry's space and sets the reserve aside
+    // again from it.
+    let bytes = pad.get("log").unwrap().bytes;
+    pad.delete("log", None).unwrap();
+    let free_after = free_bytes(disk.path());
+    assert!(
+        free_after + (2 << 20) + (1 << 20) >= bytes,
+        "deleting a {bytes}-byte entry freed {free_after} bytes"
+    );
+    assert_eq!(std::fs::metadata(&reserve).unwrap().len(), 2 << 20);
+    assert!(pad.get("log").is_err());
+    pad.gc().unwrap();
+
+    // Space comes back: writes work again.
+    std::fs::remove_file(filler).unwrap();
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("plan", "1. reproduce (done)", Default::default())
+        .unwrap();
+    put(&pad, "log", log_with_errors(60_000, &[30_000]).as_bytes()).unwrap();
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
+/// When the store's reserve is gone (used up by another program after it was given up) and the
+/// disk is still full, what is stored still reads, and a delete says the disk is full instead of
+/// failing obscurely; once space returns, the reserve is set aside again.
+#[test]
+fn without_its_reserve_a_full_store_still_reads_and_says_what_to_do() {
+    let Some(disk) = SmallDisk::mount(16) else {
+        return;
+    };
+    let url = format!("sqlite://{}/pad.db", disk.path().display());
+    let reserve = disk.path().join("pad.db-reserve");
+    {
+        let pad = Scratchpad::open(&url).unwrap();
+        pad.write("plan", "1. reproduce", Default::default())
+            .unwrap();
+    }
+    std::fs::remove_file(&reserve).unwrap();
+    let filler = disk.fill();
+    let pad = Scratchpad::open(&url).unwrap();
+    assert!(!reserve.exists());
+    assert_eq!(
+        pad.read("plan", &ReadMode::Full { force: false }, None)
+            .unwrap()
+            .text,
+        "1. reproduce"
+    );
+    let err = pad.delete("plan", None).unwrap_err();
+    assert!(matches!(err, Error::DiskFull(_)), "{err:?}");
+    assert!(pad.get("plan").is_ok(), "nothing was deleted half way");
+    std::fs::remove_file(filler).unwrap();
+    let pad = Scratchpad::open(&url).unwrap();
+    assert_eq!(std::fs::metadata(&reserve).unwrap().len(), 2 << 20);
+    pad.delete("plan", None).unwrap();
+}
+
 fn free_bytes(path: &Path) -> u64 {
     let out = Command::new("df")
         .args(["--output=avail", "-B1"])

@@ -19,4 +19,5 @@ mod references;
 mod reuse;
 mod sessions;
 mod side_files;
+mod store_folders;
 mod summaries;

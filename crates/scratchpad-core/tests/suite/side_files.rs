@@ -131,3 +131,106 @@ fn a_copied_store_directory_still_opens() {
     let hit = pad.read("log", &ReadMode::grep("ERROR", 0), None).unwrap();
     assert!(hit.text.starts_with("30000:"), "{}", hit.text);
 }
+
+/// Input that yields `good` bytes of log, then fails (or, with `block`, waits for `release`).
+struct FailingInput {
+    left: usize,
+    release: Option<std::sync::mpsc::Receiver<()>>,
+}
+
+impl std::io::Read for FailingInput {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            if let Some(release) = self.release.take() {
+                let _ = release.recv();
+            }
+            return Err(std::io::Error::other("the producer broke"));
+        }
+        let n = buf.len().min(self.left);
+        buf[..n].fill(b'y');
+        self.left -= n;
+        Ok(n)
+    }
+}
+
+fn staged(dir: &std::path::Path) -> usize {
+    std::fs::read_dir(dir.join("pad.db-blobs").join("tmp"))
+        .map(|files| files.count())
+        .unwrap_or(0)
+}
+
+/// A put whose input breaks part way removes what it staged, and stores nothing.
+#[test]
+fn a_put_whose_input_breaks_leaves_nothing_behind() {
+    let (store, pad) = pad();
+    let dir = store.dir.as_ref().unwrap().path();
+    let err = pad
+        .put(
+            &mut FailingInput {
+                left: 20 << 20,
+                release: None,
+            },
+            scratchpad_core::PutOptions {
+                name: Some("broken".into()),
+                ..Default::default()
+            },
+        )
+        .unwrap_err();
+    assert!(err.to_string().contains("the producer broke"), "{err}");
+    assert_eq!(staged(dir), 0);
+    assert!(pad.get("broken").is_err());
+}
+
+/// Runs in the child of `unfinished_writes_are_removed_on_request`: alone in its process, since the
+/// removal takes every write of the process.
+#[test]
+#[ignore = "runs only as the child of unfinished_writes_are_removed_on_request"]
+fn unfinished_writes_child() {
+    let url = std::env::var("SCRATCHPAD_TEST_STORE").unwrap();
+    let dir = std::path::PathBuf::from(std::env::var("SCRATCHPAD_TEST_DIR").unwrap());
+    let pad = Scratchpad::open(&url).unwrap();
+    let (release, released) = std::sync::mpsc::channel();
+    let writer = {
+        let pad = pad.clone();
+        std::thread::spawn(move || {
+            pad.put(
+                &mut FailingInput {
+                    left: 20 << 20,
+                    release: Some(released),
+                },
+                scratchpad_core::PutOptions {
+                    name: Some("waiting".into()),
+                    ..Default::default()
+                },
+            )
+        })
+    };
+    let start = std::time::Instant::now();
+    while staged(&dir) == 0 {
+        assert!(start.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    assert_eq!(scratchpad_core::store::side::remove_unfinished(), 1);
+    assert_eq!(staged(&dir), 0);
+    release.send(()).unwrap();
+    assert!(writer.join().unwrap().is_err());
+    assert_eq!(staged(&dir), 0);
+    assert!(pad.get("waiting").is_err());
+}
+
+/// A process told to stop (a signal) removes the temporary files of its writes at once, even while
+/// a write waits for input; that write then fails and names nothing.
+#[test]
+fn unfinished_writes_are_removed_on_request() {
+    let (store, _pad) = pad();
+    let dir = store.dir.as_ref().unwrap().path().to_owned();
+    let mut child = crate::common::spawn_child(
+        "suite::side_files::unfinished_writes_child",
+        &[
+            ("SCRATCHPAD_TEST_STORE", store.url.clone()),
+            ("SCRATCHPAD_TEST_DIR", dir.display().to_string()),
+        ],
+    );
+    assert!(child.0.wait().unwrap().success(), "the child failed");
+    assert_eq!(staged(&dir), 0);
+}

@@ -244,7 +244,7 @@ pub fn stats(ctx: &mut Ctx) -> anyhow::Result<u8> {
 
 pub fn check(ctx: &mut Ctx) -> anyhow::Result<u8> {
     let report = ctx.pad.check(&mut |_| {})?;
-    let code = u8::from(!report.problems.is_empty());
+    let code = u8::from(!report.problems.is_empty() || !report.unexpected.is_empty());
     if ctx.json {
         ctx.print_json(&report)?;
         return Ok(code);
@@ -289,8 +289,22 @@ pub fn check(ctx: &mut Ctx) -> anyhow::Result<u8> {
             thousands(report.unreferenced_bytes)
         )?;
     }
-    if report.problems.is_empty() {
+    for unexpected in &report.unexpected {
+        writeln!(ctx.out, "NOT MADE BY THE STORE: {unexpected}")?;
+    }
+    if report.problems.is_empty() && report.unexpected.is_empty() {
         writeln!(ctx.out, "no damage found")?;
+    } else if report.problems.is_empty() {
+        writeln!(
+            ctx.out,
+            "no damage found; the store did not make {} in its folders (above): move {} out",
+            counted(report.unexpected.len() as u64, "thing", "things"),
+            if report.unexpected.len() == 1 {
+                "it"
+            } else {
+                "them"
+            }
+        )?;
     } else {
         writeln!(
             ctx.out,
@@ -322,5 +336,8 @@ pub fn gc(ctx: &mut Ctx) -> anyhow::Result<u8> {
         human_bytes(report.disk_bytes_before),
         human_bytes(report.disk_bytes_after)
     )?;
+    for unexpected in &report.unexpected {
+        writeln!(ctx.out, "NOT MADE BY THE STORE: {unexpected}")?;
+    }
     Ok(0)
 }

@@ -9,6 +9,7 @@ use scratchpad_core::{PutOptions, Source, WriteCondition};
 use super::{entry_json, parse_ttl_flag, print_reference};
 use crate::Ctx;
 use crate::cli::PutArgs;
+use crate::interrupt::{Interruptible, Storing};
 use crate::progress::Progress;
 
 pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
@@ -49,10 +50,12 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
         stop: Stop::default(),
     };
     let pad = ctx.pad.with_lease(args.lease);
+    let storing = Storing::start();
     let info = match &mut file {
         Some(file) => pad.put_file(file, options)?,
-        None => pad.put(&mut std::io::stdin().lock(), options)?,
+        None => pad.put(&mut Interruptible(std::io::stdin().lock()), options)?,
     };
+    drop(storing);
     progress.finish();
     if ctx.json {
         let value = entry_json(ctx, &info);

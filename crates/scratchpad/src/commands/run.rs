@@ -17,6 +17,7 @@ use super::{entry_json, parse_ttl_flag};
 use crate::Ctx;
 use crate::cli::RunArgs;
 use crate::format::stored_line;
+use crate::interrupt::{Interruptible, Storing};
 use crate::progress::Progress;
 
 /// The shell's code for "command not found".
@@ -56,6 +57,7 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         }
     };
 
+    let storing = Storing::start();
     let (queue, queued) = mpsc::sync_channel(QUEUED_PIECES);
     let (stored, stderr_seen) = std::thread::scope(|scope| {
         let to_out = queue.clone();
@@ -68,6 +70,7 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         (stored, output.stderr)
     });
     let status = child.wait().context("cannot wait for the command")?;
+    drop(storing);
     let stored = stored?;
     let code = exit_code(status);
     // The exit code is known only now: it joins the command and its stderr in the entry's metadata.
@@ -130,7 +133,7 @@ fn store_output(
     let mut progress = Progress::new(ctx.json, None);
     let mut on_progress = |bytes: u64| progress.update(bytes);
     let stored = ctx.pad.put(
-        output,
+        &mut Interruptible(output),
         PutOptions {
             name: args.name.clone(),
             source: Source {

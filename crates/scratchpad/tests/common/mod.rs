@@ -1,6 +1,7 @@
 //! Helpers shared by the CLI tests: a throwaway store and a way to run the binary against it.
 
 pub mod clients;
+pub mod disk;
 
 /// Tighter jq limits than the defaults (10 s, 4 GiB), so that the runaway-query tests end quickly.
 pub const JQ_LIMITS: [(&str, &str); 2] = [

@@ -14,3 +14,4 @@ mod run;
 mod sessions;
 mod shared_notes;
 mod snapshots;
+mod store_files;

@@ -40,7 +40,8 @@ impl<B: Backend> SqlStore<B> {
             });
         }
         if let Some(side) = self.backend.side_files() {
-            for (hash, bytes) in side.committed()? {
+            let survey = side.survey()?;
+            for (hash, bytes) in survey.committed {
                 let referred = self.read(|c| {
                     c.first(
                         "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
@@ -53,7 +54,9 @@ impl<B: Backend> SqlStore<B> {
                     report.unreferenced_bytes += bytes;
                 }
             }
+            report.unexpected = survey.unexpected.iter().map(ToString::to_string).collect();
         }
+        report.unexpected.extend(self.backend.unexpected_files());
         Ok(report)
     }
 

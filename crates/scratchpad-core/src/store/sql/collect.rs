@@ -111,9 +111,12 @@ impl<B: Backend> SqlStore<B> {
         report.stale_writes_removed += abandoned_files;
         report.bytes_freed += abandoned_bytes;
         self.remove_doomed_files()?;
-        report.bytes_freed += self.remove_orphan_side_files()?;
+        let (freed, unexpected) = self.remove_orphan_side_files()?;
+        report.bytes_freed += freed;
+        report.unexpected = unexpected;
         self.backend.reclaim_space(&report, policy.compact);
         self.backend.restore_reserve();
+        report.unexpected.extend(self.backend.unexpected_files());
         report.disk_bytes_before = before;
         report.disk_bytes_after = self.backend.disk_bytes();
         Ok(report)
@@ -121,18 +124,20 @@ impl<B: Backend> SqlStore<B> {
 
     /// Removes committed side files no blob refers to: left by a writer that died between naming
     /// its file and committing, or by a crash before a deleted blob's file was removed. Under the
-    /// write lock, which every naming of a side file holds too. Returns the bytes freed.
-    fn remove_orphan_side_files(&self) -> Result<u64> {
+    /// write lock, which every naming of a side file holds too. Returns the bytes freed, and what
+    /// the store did not make in its side-file folders (left alone).
+    fn remove_orphan_side_files(&self) -> Result<(u64, Vec<String>)> {
         let Some(side) = self.backend.side_files() else {
-            return Ok(0);
+            return Ok((0, Vec::new()));
         };
-        let files = side.committed()?;
-        if files.is_empty() {
-            return Ok(0);
+        let survey = side.survey()?;
+        let unexpected = survey.unexpected.iter().map(ToString::to_string).collect();
+        if survey.committed.is_empty() {
+            return Ok((0, unexpected));
         }
-        self.write(|c| {
+        let freed = self.write(|c| {
             let mut freed = 0;
-            for (hash, bytes) in &files {
+            for (hash, bytes) in &survey.committed {
                 let referred = c
                     .first(
                         "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
@@ -146,6 +151,7 @@ impl<B: Backend> SqlStore<B> {
                 }
             }
             Ok(freed)
-        })
+        })?;
+        Ok((freed, unexpected))
     }
 }

@@ -297,6 +297,11 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     }
     /// Sets that space aside again, if it can (best effort).
     fn restore_reserve(&self) {}
+    /// What the backend found in its own files that it did not make (a link in place of its
+    /// reserve file, …), each with its path, left alone. Side files report theirs separately.
+    fn unexpected_files(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// A store: the storage rules over a backend.
