@@ -452,6 +452,10 @@ pub struct ProxyArgs {
     `scratchpad mcp serve`. With --http it serves streamable HTTP at http://ADDR/mcp, on loopback unless \
     you bind elsewhere; any other address requires --token. With tokens, each token is a client with its \
     own session unless --session fixes one for all.\n\n\
+    Over HTTP no client can starve the others: connections are capped per address and in total, a \
+    connection that sends its request slowly or sits idle is closed (--header-timeout-secs, \
+    --keep-alive-secs, --body-timeout-secs), and MCP sessions are capped per client without one \
+    client's new sessions ever closing another's.\n\n\
     Examples:\n  \
     scratchpad --session myproject mcp serve\n  \
     scratchpad mcp serve --http 127.0.0.1:8931\n  \
@@ -484,13 +488,31 @@ pub struct ServeArgs {
     /// HTTP: most MCP sessions open at once, all clients together (new ones are refused with 503)
     #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_total)]
     pub max_sessions: usize,
-    /// HTTP: most MCP sessions one client (token) keeps open; opening one more closes its least
-    /// recently used
+    /// HTTP: most MCP sessions one client keeps open. With tokens a client is a token, and opening
+    /// one more closes its own least recently used; without tokens each session is its own client,
+    /// and one more from the same address is refused (429) until one ends or idles out
     #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_per_client)]
     pub max_sessions_per_client: usize,
     /// HTTP: seconds after which an unused MCP session is closed (its client starts a new one)
     #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::SessionLimits::default().idle.as_secs())]
     pub session_idle_secs: u64,
+    /// HTTP: most connections open at once, all clients together (more are answered 503 and closed)
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().max_total)]
+    pub max_connections: usize,
+    /// HTTP: most connections open at once from one IP address (more are answered 429 and closed)
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().max_per_address)]
+    pub max_connections_per_address: usize,
+    /// HTTP: seconds a request's line and headers may take to arrive whole, from their first byte
+    /// (for a new connection, from its opening); a slower connection is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().header_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// HTTP: seconds a connection may wait idle for its next request (or for its client to read a
+    /// response) before it is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().keep_alive.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_alive_secs: u64,
+    /// HTTP: seconds a request's body may take to arrive whole; a slower one is answered 408
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().body_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
 }
 
 /// Store stdin (or a file) and print a reference with a preview.
