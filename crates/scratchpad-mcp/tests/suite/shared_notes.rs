@@ -322,3 +322,43 @@ async fn a_long_history_is_listed_within_the_budget() {
     );
     assert_eq!(structured["versions"].as_array().unwrap().len(), 60);
 }
+
+/// Regression: a client calling itself `evil\u{202e}name` (a right-to-left override) had its name
+/// recorded as it was, and the history table showed its later columns reversed; a name with a
+/// control character recorded no author at all.
+#[tokio::test]
+async fn a_client_name_that_would_distort_a_table_is_recorded_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    for (name, recorded) in [
+        ("evil\u{202e}gnp.exe", "evil\\u{202e}gnp.exe"),
+        (
+            "zero\u{200b}width\u{2028}line",
+            "zero\\u{200b}width\\u{2028}line",
+        ),
+        ("bell\u{7}", "bell\\u{7}"),
+    ] {
+        let agent = Agent::connect(&pad, name).await;
+        let (_, entry) = agent
+            .ok(
+                "scratchpad_write",
+                json!({"name": "plan", "content": format!("by {recorded}")}),
+            )
+            .await;
+        assert_eq!(
+            entry["author"], recorded,
+            "the client is served, its name escaped"
+        );
+        // A holder the model types is its own input: refused, naming the character.
+        let refused = agent
+            .fails(
+                "scratchpad_lease",
+                json!({"name": "plan", "action": "acquire", "holder": "a\u{202e}b"}),
+            )
+            .await;
+        assert!(
+            refused.contains("U+202E") && refused.contains("character 2"),
+            "{refused}"
+        );
+    }
+}

@@ -84,7 +84,7 @@ fn print_token(ctx: &mut Ctx, lease: &Lease, verb: &str) -> anyhow::Result<u8> {
         "{verb} `{}` for {}: token {}, until {} ({} by the store's clock); pass --lease {} with the \
          writes it guards",
         lease.name,
-        lease.holder.as_deref().unwrap_or("-"),
+        crate::format::shown_name(lease.holder.as_deref()),
         lease.token,
         utc_time(lease.expires_at),
         span(lease.remaining_ms()),
@@ -113,7 +113,7 @@ fn show(ctx: &mut Ctx, lease: &Lease) -> anyhow::Result<()> {
         ("state", state.as_str().to_owned()),
         (
             "holder",
-            lease.holder.clone().unwrap_or_else(|| "-".to_owned()),
+            crate::format::shown_name(lease.holder.as_deref()),
         ),
         ("token", lease.token.to_string()),
         ("acquired", utc_time(lease.acquired_at)),
