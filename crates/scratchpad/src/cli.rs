@@ -886,6 +886,12 @@ pub struct RmArgs {
 pub struct PinArgs {
     /// Name or id
     pub name: String,
+    /// Only change it if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
     #[command(flatten)]
     pub who: Who,
 }
@@ -902,6 +908,12 @@ pub struct TtlArgs {
     /// 30m, 24h, 7d, a number of seconds, or `never`
     #[arg(value_name = "DURATION")]
     pub duration: String,
+    /// Only change it if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
     #[command(flatten)]
     pub who: Who,
 }

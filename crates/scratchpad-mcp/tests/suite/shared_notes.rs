@@ -362,3 +362,59 @@ async fn a_client_name_that_would_distort_a_table_is_recorded_escaped() {
         );
     }
 }
+
+/// Regression: `ttl: "0s"` for a lease suggested `never`, which a lease refuses; and
+/// `scratchpad_pin` and `scratchpad_rename` took no `lease` while the other changes did.
+#[tokio::test]
+async fn lease_lengths_suggest_what_a_lease_takes_and_pin_and_rename_carry_a_lease() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let a = Agent::connect(&pad, "agent-a").await;
+    for ttl in ["0s", "never", "-1m", "soon"] {
+        let refused = a
+            .fails(
+                "scratchpad_lease",
+                json!({"name": "plan", "action": "acquire", "ttl": ttl}),
+            )
+            .await;
+        assert!(
+            !refused.contains("`never`") && refused.contains("60s"),
+            "{ttl}: {refused}"
+        );
+    }
+    a.ok("scratchpad_write", json!({"name": "plan", "content": "1."}))
+        .await;
+    let (_, lease) = a
+        .ok(
+            "scratchpad_lease",
+            json!({"name": "plan", "action": "acquire", "ttl": "60s"}),
+        )
+        .await;
+    let token = lease["token"].as_u64().unwrap();
+    a.ok("scratchpad_pin", json!({"name": "plan", "lease": token}))
+        .await;
+    a.ok(
+        "scratchpad_lease",
+        json!({"name": "plan", "action": "release", "token": token}),
+    )
+    .await;
+    let b = Agent::connect(&pad, "agent-b").await;
+    b.ok(
+        "scratchpad_lease",
+        json!({"name": "plan", "action": "acquire", "ttl": "60s"}),
+    )
+    .await;
+    for (tool, args) in [
+        (
+            "scratchpad_pin",
+            json!({"name": "plan", "pinned": false, "lease": token}),
+        ),
+        (
+            "scratchpad_rename",
+            json!({"name": "plan", "new_name": "old_plan", "lease": token}),
+        ),
+    ] {
+        let fenced = a.fails(tool, args).await;
+        assert!(fenced.contains("stale"), "{tool}: {fenced}");
+    }
+}
