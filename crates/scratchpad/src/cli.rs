@@ -604,9 +604,9 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.\n\n\
-    Give at most one mode; without one the whole entry is read (refused above a size guard). Every \
-    reply says which part it covers and, when cut at the budget, ends with the exact command that \
-    continues it.\n\n\
+    Give at most one mode; without one the whole entry is read (refused above a size guard unless \
+    --force; --raw streams it whole at any size). Every reply says which part it covers and, when \
+    cut at the budget, ends with the exact command that continues it.\n\n\
     Examples:\n  \
     scratchpad read cargo_test_1 --grep 'FAILED|error' -C 3\n  \
     scratchpad read cargo_test_1 --lines 200-260\n  \
@@ -663,21 +663,26 @@ pub struct ReadArgs {
     /// Bytes FROM-TO (0-based, end exclusive) as base64; FROM- reads to the end
     #[arg(long, value_name = "A-B", group = "mode", allow_hyphen_values = true)]
     pub bytes: Option<String>,
-    /// The whole entry (the default); refused above the size guard unless --force
+    /// The whole entry (the default when no mode is given); refused above the size guard unless
+    /// --force or --raw
     #[arg(long, group = "mode")]
     pub full: bool,
     /// The entry's line templates (numbers, ids, paths masked) with counts, level, first and last
     /// line and an example, most severe first; FROM is the first template to list
     #[arg(long, value_name = "FROM", num_args = 0..=1, group = "mode")]
     pub summary: Option<Option<u64>>,
-    /// With --full: read all of it whatever its size
-    #[arg(long, requires = "full")]
+    /// Read the whole entry whatever its size (a full read: with --full or without a mode)
+    #[arg(
+        long,
+        conflicts_with_all = ["head", "tail", "range", "lines", "grep", "jq", "bytes", "summary"]
+    )]
     pub force: bool,
     /// Characters this reply may hold, instead of the configured budget
     #[arg(long, value_name = "CHARS")]
     pub budget: Option<usize>,
-    /// Print only the content: no header, notes or continuation. With --full (or no mode) the entry
-    /// is streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
+    /// Print only the content on stdout: no header or notes (a continuation, when --budget cuts
+    /// the reply, goes to stderr). With --full (or no mode) the entry, or its --version, is
+    /// streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
     #[arg(long)]
     pub raw: bool,
     /// Read this older version (`history REF` lists them), with any mode
