@@ -203,7 +203,12 @@ impl FromStr for Ttl {
                 "invalid duration `{text}`: it must be positive, or `never`"
             )));
         }
-        Ok(Self::After(n.saturating_mul(unit_ms)))
+        // Past i64 milliseconds (292 million years) a length would not print back as itself.
+        n.checked_mul(unit_ms).map(Self::After).ok_or_else(|| {
+            Error::invalid(format!(
+                "invalid duration `{text}`: too long; for an entry kept for good use `never`"
+            ))
+        })
     }
 }
 
@@ -229,19 +234,21 @@ impl Ttl {
         match text.parse::<Ttl>() {
             Ok(Self::After(ms)) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
             Ok(Self::Never | Self::Default) => Err(shape()),
-            Err(_)
-                if text
-                    .trim()
-                    .trim_end_matches(['s', 'm', 'h', 'd'])
-                    .trim()
-                    .parse::<i64>()
-                    .is_ok() =>
+            Err(_) => match text
+                .trim()
+                .trim_end_matches(['s', 'm', 'h', 'd'])
+                .trim()
+                .parse::<i64>()
             {
-                Err(Error::invalid(format!(
+                Ok(n) if n <= 0 => Err(Error::invalid(format!(
                     "invalid duration `{text}`: a lease lasts at least a second, e.g. 60s, 10m or 1h"
-                )))
-            }
-            Err(_) => Err(shape()),
+                ))),
+                Ok(_) => Err(Error::invalid(format!(
+                    "invalid duration `{text}`: a lease lasts at most a year; give e.g. 60s, 10m or \
+                     1h and renew it instead of asking for longer"
+                ))),
+                Err(_) => Err(shape()),
+            },
         }
     }
 }
@@ -254,7 +261,7 @@ impl fmt::Display for Ttl {
             Self::After(ms) if ms % 86_400_000 == 0 => write!(f, "{}d", ms / 86_400_000),
             Self::After(ms) if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
             Self::After(ms) if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
-            Self::After(ms) => write!(f, "{}s", (ms + 999) / 1_000),
+            Self::After(ms) => write!(f, "{}s", ms.saturating_add(999) / 1_000),
         }
     }
 }
@@ -291,6 +298,13 @@ mod tests {
             assert_eq!(parse(text).unwrap().to_string(), text);
         }
         assert_eq!(parse("24h").unwrap().to_string(), "1d");
+        // Regression: a length past i64 milliseconds saturated, then printed as another length.
+        let err = parse("99999999999999999d").unwrap_err().to_string();
+        assert!(err.contains("too long"), "{err}");
+        let err = Ttl::parse_lease("99999999999999999d")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("60s") && !err.contains("never"), "{err}");
     }
 
     /// Regression: `--ttl 0s` for a lease suggested `never`, which leases refuse.
