@@ -683,17 +683,17 @@ impl Gate {
                     .get(SESSION_HEADER)
                     .and_then(|value| value.to_str().ok())
                     .map(str::to_owned);
-                if let Ok(mut sessions) = self.sessions.lock() {
-                    if let Some(id) = opened {
-                        sessions.open.insert(
-                            id,
-                            SessionRecord {
-                                client,
-                                owner,
-                                last_used: Instant::now(),
-                            },
-                        );
-                    }
+                if let Some(id) = opened
+                    && let Ok(mut sessions) = self.sessions.lock()
+                {
+                    sessions.open.insert(
+                        id,
+                        SessionRecord {
+                            client,
+                            owner,
+                            last_used: Instant::now(),
+                        },
+                    );
                 }
                 response
             }
