@@ -140,6 +140,25 @@ impl Advice {
         self
     }
 
+    /// The same message with every suggested read made a read of `version` (for an error met in
+    /// that version: reading the current one instead would read other content).
+    #[must_use]
+    pub fn at_version(self, version: u64) -> Self {
+        Self(
+            self.0
+                .into_iter()
+                .map(|piece| match piece {
+                    Piece::Call(Call::Read { name, mode }) => Piece::Call(Call::ReadVersion {
+                        name,
+                        version,
+                        mode,
+                    }),
+                    other => other,
+                })
+                .collect(),
+        )
+    }
+
     /// The calls this message suggests, in order.
     pub fn calls(&self) -> impl Iterator<Item = &Call> {
         self.0.iter().filter_map(|piece| match piece {

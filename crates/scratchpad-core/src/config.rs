@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
@@ -204,7 +205,53 @@ impl FromStr for Ttl {
                 "invalid duration `{text}`: it must be positive, or `never`"
             )));
         }
-        Ok(Self::After(n.saturating_mul(unit_ms)))
+        // Past i64 milliseconds (292 million years) a length would not print back as itself.
+        n.checked_mul(unit_ms).map(Self::After).ok_or_else(|| {
+            Error::invalid(format!(
+                "invalid duration `{text}`: too long; for an entry kept for good use `never`"
+            ))
+        })
+    }
+}
+
+impl Ttl {
+    /// A lease's length: "90s", "30m", "24h", "7d" or a number of seconds. A lease always ends, so
+    /// `never` and zero are refused, and no message here suggests either.
+    pub fn parse_lease(text: &str) -> Result<Duration> {
+        let shape = || {
+            Error::invalid(format!(
+                "invalid duration `{text}`; use a number with s, m, h or d, e.g. 60s, 10m or 1h"
+            ))
+        };
+        match text.trim() {
+            "never" | "none" => {
+                return Err(Error::invalid(
+                    "a lease always ends: give a duration such as 60s, 10m or 1h, and renew it \
+                     while you work",
+                ));
+            }
+            "default" => return Err(shape()),
+            _ => {}
+        }
+        match text.parse::<Ttl>() {
+            Ok(Self::After(ms)) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
+            Ok(Self::Never | Self::Default) => Err(shape()),
+            Err(_) => match text
+                .trim()
+                .trim_end_matches(['s', 'm', 'h', 'd'])
+                .trim()
+                .parse::<i64>()
+            {
+                Ok(n) if n <= 0 => Err(Error::invalid(format!(
+                    "invalid duration `{text}`: a lease lasts at least a second, e.g. 60s, 10m or 1h"
+                ))),
+                Ok(_) => Err(Error::invalid(format!(
+                    "invalid duration `{text}`: a lease lasts at most a year; give e.g. 60s, 10m or \
+                     1h and renew it instead of asking for longer"
+                ))),
+                Err(_) => Err(shape()),
+            },
+        }
     }
 }
 
@@ -216,7 +263,7 @@ impl fmt::Display for Ttl {
             Self::After(ms) if ms % 86_400_000 == 0 => write!(f, "{}d", ms / 86_400_000),
             Self::After(ms) if ms % 3_600_000 == 0 => write!(f, "{}h", ms / 3_600_000),
             Self::After(ms) if ms % 60_000 == 0 => write!(f, "{}m", ms / 60_000),
-            Self::After(ms) => write!(f, "{}s", (ms + 999) / 1_000),
+            Self::After(ms) => write!(f, "{}s", ms.saturating_add(999) / 1_000),
         }
     }
 }
@@ -253,6 +300,28 @@ mod tests {
             assert_eq!(parse(text).unwrap().to_string(), text);
         }
         assert_eq!(parse("24h").unwrap().to_string(), "1d");
+        // Regression: a length past i64 milliseconds saturated, then printed as another length.
+        let err = parse("99999999999999999d").unwrap_err().to_string();
+        assert!(err.contains("too long"), "{err}");
+        let err = Ttl::parse_lease("99999999999999999d")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("60s") && !err.contains("never"), "{err}");
+    }
+
+    /// Regression: `--ttl 0s` for a lease suggested `never`, which leases refuse.
+    #[test]
+    fn lease_lengths_suggest_only_what_a_lease_accepts() {
+        assert_eq!(Ttl::parse_lease("90s").unwrap(), Duration::from_secs(90));
+        assert_eq!(Ttl::parse_lease("10m").unwrap(), Duration::from_secs(600));
+        assert_eq!(Ttl::parse_lease("45").unwrap(), Duration::from_secs(45));
+        for bad in [
+            "0s", "0", "-5m", "never", "none", "soon", "", "1.5h", "default", "10x",
+        ] {
+            let err = Ttl::parse_lease(bad).unwrap_err().to_string();
+            assert!(!err.contains("never"), "{bad}: {err}");
+            assert!(err.contains("60s"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -208,6 +208,19 @@ impl Error {
         }
     }
 
+    /// The same error met while reading version `version`: the reads it suggests read that
+    /// version too, not the current one.
+    #[must_use]
+    pub fn at_version(self, version: u64) -> Self {
+        match self {
+            Self::InvalidArgument(advice) => Self::InvalidArgument(advice.at_version(version)),
+            Self::TooLarge(advice) => Self::TooLarge(advice.at_version(version)),
+            Self::WrongKind(advice) => Self::WrongKind(advice.at_version(version)),
+            Self::Stopped(advice) => Self::Stopped(advice.at_version(version)),
+            other => other,
+        }
+    }
+
     /// The message in a face's syntax.
     pub fn render(&self, speak: &dyn Speak) -> String {
         self.advice().render(speak)

@@ -43,26 +43,90 @@ pub fn validate_name(what: &'static str, value: &str) -> Result<()> {
 /// Longest author name, in characters.
 pub const MAX_AUTHOR_CHARS: usize = 128;
 
-/// Checks an author's name: 1 to 128 characters, none of them a control character. An author is
-/// a free label (an agent's name, a client's, a person's), never used as a path or a key.
+/// Checks an author's (or a lease holder's) name: 1 to 128 characters, none of them one that
+/// changes how the text around it is shown (see [`unsafe_in_name`]). An author is a free label
+/// (an agent's name, a client's, a person's), never used as a path or a key; it is shown in
+/// tables (`history`, `ls --long`, `lease show`) that such a character would distort.
 pub fn validate_author(value: &str) -> Result<()> {
-    let trimmed = value.trim();
-    if trimmed.is_empty()
-        || trimmed.chars().count() > MAX_AUTHOR_CHARS
-        || trimmed.chars().any(char::is_control)
-    {
+    let refuse = |why: String| {
         let shown: String = value
             .chars()
             .take(40)
             .flat_map(char::escape_debug)
             .collect();
-        return Err(Error::InvalidName {
+        Err(Error::InvalidName {
             what: "author",
             value: shown,
-            rule: "an author is 1 to 128 characters without control characters".to_owned(),
-        });
+            rule: why,
+        })
+    };
+    let trimmed = value.trim();
+    if trimmed.is_empty() || trimmed.chars().count() > MAX_AUTHOR_CHARS {
+        return refuse(format!(
+            "an author is 1 to {MAX_AUTHOR_CHARS} characters, without control, format or \
+             line-separator characters"
+        ));
+    }
+    // Whitespace around the name (a newline from `$(cat name)`) is trimmed, not refused.
+    let leading = value.chars().count() - value.trim_start().chars().count();
+    if let Some((position, c, kind)) = trimmed
+        .chars()
+        .enumerate()
+        .find_map(|(i, c)| unsafe_in_name(c).map(|kind| (leading + i + 1, c, kind)))
+    {
+        return refuse(format!(
+            "it has U+{:04X}, {kind}, at character {position}; an author may not hold control, \
+             format (invisible or bidirectional) or line-separator characters, as they change how \
+             the text around them is shown: type the name without it",
+            u32::from(c)
+        ));
     }
     Ok(())
+}
+
+/// What `c` is, if it is a character a name must not hold: it is invisible, reorders or breaks the
+/// text around it, or means nothing yet. Decided by Unicode's general category: controls (Cc),
+/// format characters (Cf: zero-width characters, bidirectional controls such as U+202E, tags),
+/// line and paragraph separators (Zl, Zp), surrogates (Cs) and unassigned code points (Cn,
+/// noncharacters included).
+pub fn unsafe_in_name(c: char) -> Option<&'static str> {
+    use unicode_general_category::{GeneralCategory, get_general_category};
+    match get_general_category(c) {
+        GeneralCategory::Control => Some("a control character"),
+        GeneralCategory::Format if is_bidi_control(c) => Some("a bidirectional-text control"),
+        GeneralCategory::Format => Some("an invisible format character"),
+        GeneralCategory::LineSeparator => Some("a line separator"),
+        GeneralCategory::ParagraphSeparator => Some("a paragraph separator"),
+        GeneralCategory::Surrogate | GeneralCategory::Unassigned => {
+            Some("an unassigned code point")
+        }
+        // Letters, marks, numbers, punctuation, symbols, spaces, private use (and categories a
+        // later Unicode version adds: the table's enum is open).
+        _ => None,
+    }
+}
+
+/// Unicode's Bidi_Control property (PropList.txt): the marks, embeddings, overrides and isolates.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{061C}' | '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A name that arrived from a client (an MCP client's own name from `initialize`) made fit to
+/// record as an author, where refusing it would refuse the client: each character that
+/// [`validate_author`] refuses is written as its escape (`\u{202e}`), and the result is trimmed and
+/// cut to [`MAX_AUTHOR_CHARS`]. `None` when nothing is left.
+pub fn author_from_client(name: &str) -> Option<String> {
+    let mut safe = String::new();
+    for c in name.trim().chars() {
+        if unsafe_in_name(c).is_some() {
+            safe.extend(c.escape_unicode());
+        } else {
+            safe.push(c);
+        }
+    }
+    let safe: String = safe.trim().chars().take(MAX_AUTHOR_CHARS).collect();
+    let safe = safe.trim_end().to_owned();
+    (!safe.is_empty()).then_some(safe)
 }
 
 /// Turns a tool name into a valid name stem for automatic names (`read_file` → `read_file_7`).
@@ -288,5 +352,39 @@ mod tests {
         assert_eq!(name_stem("fs/read file"), "fs_read_file");
         assert_eq!(name_stem("__"), "output");
         validate_name("name", &format!("{}_1", name_stem("--x.y"))).unwrap();
+    }
+
+    #[test]
+    fn authors_refuse_by_unicode_category_and_client_names_are_escaped() {
+        // Every Bidi_Control, and a sample of each refused category: Cc, Cf, Zl, Zp, Cn.
+        for c in "\u{61c}\u{200e}\u{200f}\u{202a}\u{202b}\u{202c}\u{202d}\u{202e}\u{2066}\u{2067}\u{2068}\u{2069}\
+                  \u{0}\u{7f}\u{9f}\u{200b}\u{200d}\u{2060}\u{feff}\u{ad}\u{e0001}\u{2028}\u{2029}\u{fffe}\u{10ffff}"
+            .chars()
+            .filter(|c| !c.is_ascii_whitespace())
+        {
+            let err = validate_author(&format!("ab{c}cd")).unwrap_err().to_string();
+            assert!(err.contains(&format!("U+{:04X}", u32::from(c))), "{err}");
+            assert!(err.contains("at character 3"), "{err}");
+            let escaped = author_from_client(&format!("ab{c}cd")).unwrap();
+            assert!(validate_author(&escaped).is_ok(), "{escaped:?}");
+            assert!(escaped.starts_with("ab\\u{"), "{escaped}");
+        }
+        for good in [
+            "agent-a",
+            "Zoë",
+            "エージェント",
+            "agent (v2) ✓",
+            " padded\n",
+        ] {
+            validate_author(good).unwrap();
+            assert_eq!(author_from_client(good).as_deref(), Some(good.trim()));
+        }
+        assert_eq!(
+            author_from_client(" \u{200b} "),
+            Some("\\u{200b}".to_owned())
+        );
+        assert_eq!(author_from_client("   "), None);
+        let long = author_from_client(&"\u{202e}".repeat(100)).unwrap();
+        assert_eq!(long.chars().count(), MAX_AUTHOR_CHARS);
     }
 }

@@ -1,9 +1,13 @@
 //! Streamable HTTP: loopback by default; any other bind needs a bearer token. Host and Origin are
 //! checked against DNS rebinding, bodies are size-limited, and each token is its own session unless the
-//! server was given a fixed one.
+//! server was given a fixed one. Connections are capped per address and in total and closed when
+//! they stall ([`ConnectionLimits`]); MCP sessions are capped per client, and no client's sessions
+//! are closed to make room for another's ([`SessionLimits`]).
+
+mod connections;
 
 use std::fmt;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 
 use std::collections::HashMap;
@@ -27,6 +31,8 @@ use tokio_util::sync::CancellationToken;
 use crate::error::{Error, Result};
 use crate::server::{ClientSession, ScratchpadServer, SessionPolicy};
 
+pub use connections::{ConnectionLimits, Peer};
+
 /// The path clients connect to: `http://HOST:PORT/mcp`.
 pub const ENDPOINT: &str = "/mcp";
 /// Largest request body accepted when none is configured (bytes): room for a large `scratchpad_write`.
@@ -48,16 +54,23 @@ pub struct HttpOptions {
     pub allowed_origins: Vec<String>,
     pub max_body_bytes: usize,
     pub sessions: SessionLimits,
+    pub connections: ConnectionLimits,
 }
 
 /// How many MCP sessions the server keeps, and for how long. Each costs memory until it ends, so a
-/// client cannot open them without bound: past its own cap its least recently used session is
-/// closed; past the server's cap new sessions are refused until some end.
+/// client cannot open them without bound, and no client can close another's:
+///
+/// - with tokens, a client is a token: past its cap, its own least recently used session is closed;
+/// - without tokens, each session is its own client (the programs on one machine all come from the
+///   same address, so none may close the others' sessions), and one address keeps at most the
+///   per-client cap: past it, new sessions from there are refused until one ends or idles out.
+///
+/// Past the server's cap new sessions are refused until some end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SessionLimits {
     /// Sessions of all clients together.
     pub max_total: usize,
-    /// Sessions of one client (one token; all clients when there are no tokens).
+    /// Sessions of one token; without tokens, sessions opened from one address.
     pub max_per_client: usize,
     /// A session unused this long is closed; its client starts a new one.
     pub idle: Duration,
@@ -83,6 +96,7 @@ impl fmt::Debug for HttpOptions {
             .field("allowed_origins", &self.allowed_origins)
             .field("max_body_bytes", &self.max_body_bytes)
             .field("sessions", &self.sessions)
+            .field("connections", &self.connections)
             .finish()
     }
 }
@@ -98,6 +112,7 @@ impl HttpOptions {
             allowed_origins: Vec::new(),
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             sessions: SessionLimits::default(),
+            connections: ConnectionLimits::default(),
         }
     }
 }
@@ -107,6 +122,7 @@ impl HttpOptions {
 pub struct HttpServer {
     listener: TcpListener,
     router: axum::Router,
+    connections: ConnectionLimits,
     shutdown: CancellationToken,
 }
 
@@ -138,6 +154,7 @@ impl HttpServer {
             sessions: Mutex::new(Sessions::default()),
             limits: options.sessions,
             max_body_bytes: options.max_body_bytes,
+            body_timeout: options.connections.body_timeout,
             manager,
         });
         let router = axum::Router::new()
@@ -146,6 +163,7 @@ impl HttpServer {
         Ok(Self {
             listener,
             router,
+            connections: options.connections,
             shutdown,
         })
     }
@@ -159,12 +177,9 @@ impl HttpServer {
         self.shutdown.clone()
     }
 
-    /// Serves until the shutdown token is cancelled.
+    /// Serves until the shutdown token is cancelled, then gives open requests a moment to end.
     pub async fn run(self) -> Result<()> {
-        let shutdown = self.shutdown.clone();
-        axum::serve(self.listener, self.router)
-            .with_graceful_shutdown(async move { shutdown.cancelled().await })
-            .await?;
+        connections::serve(self.listener, self.router, self.connections, self.shutdown).await;
         Ok(())
     }
 }
@@ -239,6 +254,23 @@ fn check_options(options: &HttpOptions) -> Result<()> {
             "the session limits must allow at least one session".into(),
         ));
     }
+    let connections = &options.connections;
+    if connections.max_total == 0 || connections.max_per_address == 0 {
+        return Err(Error::Config(
+            "the connection limits must allow at least one connection".into(),
+        ));
+    }
+    if [
+        connections.header_timeout,
+        connections.keep_alive,
+        connections.body_timeout,
+    ]
+    .contains(&Duration::ZERO)
+    {
+        return Err(Error::Config(
+            "the header, keep-alive and body timeouts must be at least a second".into(),
+        ));
+    }
     Ok(())
 }
 
@@ -297,6 +329,16 @@ impl Tokens {
 /// Who a request comes from: the hash of its token, or `None` when the server has no tokens.
 type Client = Option<blake3::Hash>;
 
+/// Whom a session counts against.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Owner {
+    /// A token's sessions are its client's own: past its cap the oldest is closed.
+    Token(blake3::Hash),
+    /// Without tokens each session is its own client; an address's sessions may be several
+    /// programs', so past the cap new ones are refused and none is closed.
+    Address(IpAddr),
+}
+
 /// The scratchpad session of the client presenting a token.
 fn session_for(client: &blake3::Hash) -> String {
     format!("client-{}", &client.to_hex()[..12])
@@ -309,6 +351,7 @@ struct Gate {
     sessions: Mutex<Sessions>,
     limits: SessionLimits,
     max_body_bytes: usize,
+    body_timeout: Duration,
     manager: Arc<LocalSessionManager>,
 }
 
@@ -317,18 +360,30 @@ struct Gate {
 struct Sessions {
     open: HashMap<String, SessionRecord>,
     /// Sessions being created (an `initialize` in flight), counted against the caps.
-    starting: usize,
+    starting: HashMap<Owner, usize>,
 }
 
 struct SessionRecord {
     client: Client,
+    owner: Owner,
     last_used: Instant,
 }
 
-/// What to do about a request that would open a session.
+/// What to do about a request that would open a session. Sessions in `evict` are to be closed
+/// whatever the answer.
 enum Admission {
-    Admit { evict: Vec<String> },
-    Full,
+    Admit {
+        evict: Vec<String>,
+    },
+    /// The server holds as many sessions as it may.
+    Full {
+        evict: Vec<String>,
+    },
+    /// The address holds as many sessions as one may (without tokens).
+    AddressFull {
+        open: usize,
+        evict: Vec<String>,
+    },
 }
 
 impl Sessions {
@@ -347,27 +402,50 @@ impl Sessions {
         expired
     }
 
-    fn admit(&mut self, client: Client, limits: &SessionLimits) -> Admission {
+    fn admit(&mut self, owner: Owner, limits: &SessionLimits) -> Admission {
         let mut evict = self.expire(limits.idle);
+        let starting = self.starting.get(&owner).copied().unwrap_or(0);
         let mut own: Vec<(Instant, String)> = self
             .open
             .iter()
-            .filter(|(_, record)| record.client == client)
+            .filter(|(_, record)| record.owner == owner)
             .map(|(id, record)| (record.last_used, id.clone()))
             .collect();
-        if own.len() + 1 > limits.max_per_client {
-            // A client over its own cap loses its least recently used sessions, never another's.
-            own.sort();
-            for (_, id) in own.iter().take(own.len() + 1 - limits.max_per_client) {
-                self.open.remove(id);
-                evict.push(id.clone());
+        if own.len() + starting >= limits.max_per_client {
+            match owner {
+                Owner::Token(_) => {
+                    // A client over its own cap loses its least recently used sessions.
+                    own.sort();
+                    let excess = (own.len() + starting + 1).saturating_sub(limits.max_per_client);
+                    for (_, id) in own.iter().take(excess) {
+                        self.open.remove(id);
+                        evict.push(id.clone());
+                    }
+                }
+                Owner::Address(_) => {
+                    return Admission::AddressFull {
+                        open: own.len() + starting,
+                        evict,
+                    };
+                }
             }
         }
-        if self.open.len() + self.starting >= limits.max_total {
-            return Admission::Full;
+        let starting_total: usize = self.starting.values().sum();
+        if self.open.len() + starting_total >= limits.max_total {
+            return Admission::Full { evict };
         }
-        self.starting += 1;
+        *self.starting.entry(owner).or_default() += 1;
         Admission::Admit { evict }
+    }
+
+    /// An `initialize` of `owner` got its answer.
+    fn started(&mut self, owner: Owner) {
+        if let Some(starting) = self.starting.get_mut(&owner) {
+            *starting = starting.saturating_sub(1);
+            if *starting == 0 {
+                self.starting.remove(&owner);
+            }
+        }
     }
 }
 
@@ -384,22 +462,29 @@ async fn guard(State(gate): State<Arc<Gate>>, mut request: Request, next: Next) 
     if let Some(session) = client.as_ref().map(session_for) {
         request.extensions_mut().insert(ClientSession(session));
     }
+    let owner = match client {
+        Some(token) => Owner::Token(token),
+        None => Owner::Address(
+            request
+                .extensions()
+                .get::<Peer>()
+                .map_or(IpAddr::from([0, 0, 0, 0]), |peer| peer.0.ip()),
+        ),
+    };
     let session_id = request
         .headers()
         .get(SESSION_HEADER)
         .and_then(|value| value.to_str().ok())
         .map(str::to_owned);
-    let request = if request.method() == Method::POST {
-        match gate.check_body(request).await {
-            Ok(request) => request,
-            Err(answer) => return answer,
-        }
-    } else {
-        request
+    let request = match gate.check_body(request).await {
+        Ok(request) => request,
+        Err(answer) => return answer,
     };
     match session_id {
         Some(id) => gate.in_session(client, &id, request, next).await,
-        None if request.method() == Method::POST => gate.maybe_opening(client, request, next).await,
+        None if request.method() == Method::POST => {
+            gate.maybe_opening(owner, client, request, next).await
+        }
         None => next.run(request).await,
     }
 }
@@ -427,15 +512,33 @@ impl Gate {
         }
     }
 
-    /// Reads a POST body whole (within the limit) and answers what the service would misanswer:
+    /// Reads a body whole (within the size limit and the body timeout, so a body that trickles
+    /// cannot hold its connection) and answers what the service would misanswer about a POST's:
     /// a body that is not JSON (400 with a JSON-RPC parse error, where the service says 415), and a
     /// standard request whose parameters have the wrong shape (a JSON-RPC error naming them, where
     /// the service says "method not found").
     async fn check_body(&self, request: Request) -> Result<Request, Response> {
         let (parts, body) = request.into_parts();
-        let bytes = match axum::body::to_bytes(body, self.max_body_bytes).await {
-            Ok(bytes) => bytes,
+        let read = axum::body::to_bytes(body, self.max_body_bytes);
+        let bytes = match tokio::time::timeout(self.body_timeout, read).await {
+            Ok(Ok(bytes)) => bytes,
             Err(_) => {
+                let mut answer = jsonrpc_error(
+                    StatusCode::REQUEST_TIMEOUT,
+                    None,
+                    ErrorCode::INVALID_REQUEST,
+                    format!(
+                        "the request body did not arrive within {} s (this server's \
+                         --body-timeout-secs); send it whole at once",
+                        self.body_timeout.as_secs_f64()
+                    ),
+                );
+                answer
+                    .headers_mut()
+                    .insert(header::CONNECTION, http::HeaderValue::from_static("close"));
+                return Err(answer);
+            }
+            Ok(Err(_)) => {
                 return Err(jsonrpc_error(
                     StatusCode::PAYLOAD_TOO_LARGE,
                     None,
@@ -449,6 +552,9 @@ impl Gate {
                 ));
             }
         };
+        if parts.method != Method::POST {
+            return Ok(Request::from_parts(parts, axum::body::Body::from(bytes)));
+        }
         let message: Value = match serde_json::from_slice(&bytes) {
             Ok(message) => message,
             Err(err) => {
@@ -513,13 +619,43 @@ impl Gate {
     }
 
     /// A POST without a session: if it opens one (`initialize`), within the caps.
-    async fn maybe_opening(&self, client: Client, request: Request, next: Next) -> Response {
+    async fn maybe_opening(
+        &self,
+        owner: Owner,
+        client: Client,
+        request: Request,
+        next: Next,
+    ) -> Response {
         let admission = match self.sessions.lock() {
-            Ok(mut sessions) => sessions.admit(client, &self.limits),
+            Ok(mut sessions) => sessions.admit(owner, &self.limits),
             Err(_) => return internal(),
         };
         match admission {
-            Admission::Full => {
+            Admission::AddressFull { open, evict } => {
+                self.close(evict);
+                let address = match owner {
+                    Owner::Address(address) => address.to_string(),
+                    Owner::Token(_) => "this client".to_owned(),
+                };
+                let mut refused = jsonrpc_error(
+                    StatusCode::TOO_MANY_REQUESTS,
+                    None,
+                    ErrorCode::INTERNAL_ERROR,
+                    format!(
+                        "{open} MCP sessions are open from {address}, the most one address may \
+                         have (--max-sessions-per-client); without tokens no client's session is \
+                         closed to make room for another's: end one you no longer use (DELETE \
+                         with its Mcp-Session-Id) or try again once one has been idle {} s",
+                        self.limits.idle.as_secs()
+                    ),
+                );
+                refused
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, http::HeaderValue::from_static("30"));
+                refused
+            }
+            Admission::Full { evict } => {
+                self.close(evict);
                 let mut refused = jsonrpc_error(
                     StatusCode::SERVICE_UNAVAILABLE,
                     None,
@@ -538,23 +674,26 @@ impl Gate {
             }
             Admission::Admit { evict } => {
                 self.close(evict);
+                // Counted as starting until answered, or until its client hangs up first.
+                let starting = Starting { gate: self, owner };
                 let response = next.run(request).await;
+                drop(starting);
                 let opened = response
                     .headers()
                     .get(SESSION_HEADER)
                     .and_then(|value| value.to_str().ok())
                     .map(str::to_owned);
-                if let Ok(mut sessions) = self.sessions.lock() {
-                    sessions.starting = sessions.starting.saturating_sub(1);
-                    if let Some(id) = opened {
-                        sessions.open.insert(
-                            id,
-                            SessionRecord {
-                                client,
-                                last_used: Instant::now(),
-                            },
-                        );
-                    }
+                if let Some(id) = opened
+                    && let Ok(mut sessions) = self.sessions.lock()
+                {
+                    sessions.open.insert(
+                        id,
+                        SessionRecord {
+                            client,
+                            owner,
+                            last_used: Instant::now(),
+                        },
+                    );
                 }
                 response
             }
@@ -572,6 +711,20 @@ impl Gate {
                 let _ = manager.close_session(&Arc::from(id.as_str())).await;
             }
         });
+    }
+}
+
+/// An `initialize` in flight, counted against its owner's caps until dropped.
+struct Starting<'a> {
+    gate: &'a Gate,
+    owner: Owner,
+}
+
+impl Drop for Starting<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut sessions) = self.gate.sessions.lock() {
+            sessions.started(self.owner);
+        }
     }
 }
 

@@ -229,8 +229,14 @@ pub fn with_client_author(pad: Scratchpad, context: &RequestContext<RoleServer>)
         .peer_info()
         .map(|info| info.client_info.name.clone())
         .or_else(|| context.meta.client_info().map(|info| info.name));
-    match identity.or(name) {
-        // A name that is no valid author (empty, control characters) records none.
+    let author = match (identity, name) {
+        (Some(identity), _) => Some(identity),
+        // A client's name is whatever it says: characters that would distort a table are
+        // written as escapes rather than refusing the client.
+        (None, Some(name)) => scratchpad_core::model::author_from_client(&name),
+        (None, None) => None,
+    };
+    match author {
         Some(author) => pad.with_author(&author).unwrap_or(pad),
         None => pad,
     }

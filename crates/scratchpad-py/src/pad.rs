@@ -85,16 +85,49 @@ impl<'a, 'py> FromPyObject<'a, 'py> for TtlArg {
     }
 }
 
-impl TtlArg {
-    /// The length of a lease: a lease always ends, so "never" is refused here.
-    fn lease_duration(self) -> PyResult<Duration> {
-        match self.0 {
-            Ttl::After(ms) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
-            Ttl::Never | Ttl::Default => Err(invalid(
-                "a lease always ends: give ttl a duration such as 60 (seconds), \"10m\" or \"1h\", \
-                 and renew it while you work",
-            )),
+/// A lease's length as Python gives it: "60s", "10m", seconds (int or float), or a `timedelta`.
+/// A lease always ends, so "never" and zero are refused, and no message suggests them.
+#[derive(Debug)]
+pub struct LeaseTtl(Duration);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for LeaseTtl {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = value.py();
+        let parse = |text: &str| -> PyResult<Self> {
+            Ttl::parse_lease(text)
+                .map(Self)
+                .map_err(|err| crate::errors::to_py(py, err))
+        };
+        if let Ok(text) = value.extract::<String>() {
+            return parse(&text);
         }
+        if let Ok(seconds) = value.extract::<i64>()
+            && !value.is_instance_of::<pyo3::types::PyBool>()
+        {
+            return parse(&seconds.to_string());
+        }
+        let seconds = if value.is_instance_of::<pyo3::types::PyFloat>() {
+            value.extract::<f64>()
+        } else {
+            value
+                .call_method0("total_seconds")
+                .and_then(|s| s.extract::<f64>())
+        };
+        if let Ok(seconds) = seconds {
+            if seconds.is_finite() && seconds >= 0.001 {
+                return Ok(Self(Duration::from_secs_f64(seconds.min(1e12))));
+            }
+            return Err(invalid(format!(
+                "invalid lease ttl of {seconds} seconds: a lease lasts a positive time, e.g. 60 \
+                 (seconds), \"10m\" or \"1h\""
+            )));
+        }
+        Err(invalid(
+            "a lease's ttl is a duration: \"60s\", \"10m\", \"1h\", a number of seconds, or a \
+             datetime.timedelta",
+        ))
     }
 }
 
@@ -776,9 +809,9 @@ impl Scratchpad {
         py: Python<'_>,
         name: String,
         holder: String,
-        ttl: TtlArg,
+        ttl: LeaseTtl,
     ) -> PyResult<Lease> {
-        let ttl = ttl.lease_duration()?;
+        let ttl = ttl.0;
         let lease = run(py, |_| self.pad.acquire_lease(&name, &holder, ttl))?;
         Ok(Lease(lease))
     }
@@ -789,9 +822,9 @@ impl Scratchpad {
         py: Python<'_>,
         name: String,
         token: u64,
-        ttl: TtlArg,
+        ttl: LeaseTtl,
     ) -> PyResult<Lease> {
-        let ttl = ttl.lease_duration()?;
+        let ttl = ttl.0;
         let lease = run(py, |_| self.pad.renew_lease(&name, token, ttl))?;
         Ok(Lease(lease))
     }

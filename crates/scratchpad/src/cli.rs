@@ -472,6 +472,10 @@ pub struct ProxyArgs {
     `scratchpad mcp serve`. With --http it serves streamable HTTP at http://ADDR/mcp, on loopback unless \
     you bind elsewhere; any other address requires --token. With tokens, each token is a client with its \
     own session unless --session fixes one for all.\n\n\
+    Over HTTP no client can starve the others: connections are capped per address and in total, a \
+    connection that sends its request slowly or sits idle is closed (--header-timeout-secs, \
+    --keep-alive-secs, --body-timeout-secs), and MCP sessions are capped per client without one \
+    client's new sessions ever closing another's.\n\n\
     Examples:\n  \
     scratchpad --session myproject mcp serve\n  \
     scratchpad mcp serve --http 127.0.0.1:8931\n  \
@@ -504,13 +508,31 @@ pub struct ServeArgs {
     /// HTTP: most MCP sessions open at once, all clients together (new ones are refused with 503)
     #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_total)]
     pub max_sessions: usize,
-    /// HTTP: most MCP sessions one client (token) keeps open; opening one more closes its least
-    /// recently used
+    /// HTTP: most MCP sessions one client keeps open. With tokens a client is a token, and opening
+    /// one more closes its own least recently used; without tokens each session is its own client,
+    /// and one more from the same address is refused (429) until one ends or idles out
     #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::SessionLimits::default().max_per_client)]
     pub max_sessions_per_client: usize,
     /// HTTP: seconds after which an unused MCP session is closed (its client starts a new one)
     #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::SessionLimits::default().idle.as_secs())]
     pub session_idle_secs: u64,
+    /// HTTP: most connections open at once, all clients together (more are answered 503 and closed)
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().max_total)]
+    pub max_connections: usize,
+    /// HTTP: most connections open at once from one IP address (more are answered 429 and closed)
+    #[arg(long, value_name = "N", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().max_per_address)]
+    pub max_connections_per_address: usize,
+    /// HTTP: seconds a request's line and headers may take to arrive whole, from their first byte
+    /// (for a new connection, from its opening); a slower connection is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().header_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub header_timeout_secs: u64,
+    /// HTTP: seconds a connection may wait idle for its next request (or for its client to read a
+    /// response) before it is closed
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().keep_alive.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub keep_alive_secs: u64,
+    /// HTTP: seconds a request's body may take to arrive whole; a slower one is answered 408
+    #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().body_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
+    pub body_timeout_secs: u64,
 }
 
 /// Store stdin (or a file) and print a reference with a preview.
@@ -602,9 +624,9 @@ pub struct RunArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Read part of an entry: head, tail, a range, lines, grep, jq, bytes, or all of it.\n\n\
-    Give at most one mode; without one the whole entry is read (refused above a size guard). Every \
-    reply says which part it covers and, when cut at the budget, ends with the exact command that \
-    continues it.\n\n\
+    Give at most one mode; without one the whole entry is read (refused above a size guard unless \
+    --force; --raw streams it whole at any size). Every reply says which part it covers and, when \
+    cut at the budget, ends with the exact command that continues it.\n\n\
     Examples:\n  \
     scratchpad read cargo_test_1 --grep 'FAILED|error' -C 3\n  \
     scratchpad read cargo_test_1 --lines 200-260\n  \
@@ -661,21 +683,26 @@ pub struct ReadArgs {
     /// Bytes FROM-TO (0-based, end exclusive) as base64; FROM- reads to the end
     #[arg(long, value_name = "A-B", group = "mode", allow_hyphen_values = true)]
     pub bytes: Option<String>,
-    /// The whole entry (the default); refused above the size guard unless --force
+    /// The whole entry (the default when no mode is given); refused above the size guard unless
+    /// --force or --raw
     #[arg(long, group = "mode")]
     pub full: bool,
     /// The entry's line templates (numbers, ids, paths masked) with counts, level, first and last
     /// line and an example, most severe first; FROM is the first template to list
     #[arg(long, value_name = "FROM", num_args = 0..=1, group = "mode")]
     pub summary: Option<Option<u64>>,
-    /// With --full: read all of it whatever its size
-    #[arg(long, requires = "full")]
+    /// Read the whole entry whatever its size (a full read: with --full or without a mode)
+    #[arg(
+        long,
+        conflicts_with_all = ["head", "tail", "range", "lines", "grep", "jq", "bytes", "summary"]
+    )]
     pub force: bool,
     /// Characters this reply may hold, instead of the configured budget
     #[arg(long, value_name = "CHARS")]
     pub budget: Option<usize>,
-    /// Print only the content: no header, notes or continuation. With --full (or no mode) the entry
-    /// is streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
+    /// Print only the content on stdout: no header or notes (a continuation, when --budget cuts
+    /// the reply, goes to stderr). With --full (or no mode) the entry, or its --version, is
+    /// streamed as stored, any size and any kind, so `read NAME --raw > file` exports it
     #[arg(long)]
     pub raw: bool,
     /// Read this older version (`history REF` lists them), with any mode
@@ -884,6 +911,12 @@ pub struct RmArgs {
 pub struct PinArgs {
     /// Name or id
     pub name: String,
+    /// Only change it if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
     #[command(flatten)]
     pub who: Who,
 }
@@ -900,6 +933,12 @@ pub struct TtlArgs {
     /// 30m, 24h, 7d, a number of seconds, or `never`
     #[arg(value_name = "DURATION")]
     pub duration: String,
+    /// Only change it if the entry is at this version
+    #[arg(long, value_name = "N")]
+    pub if_version: Option<u64>,
+    /// Lease token from `lease acquire NAME`: refused if a newer token was issued for NAME since
+    #[arg(long, value_name = "TOKEN")]
+    pub lease: Option<u64>,
     #[command(flatten)]
     pub who: Who,
 }

@@ -14,6 +14,17 @@ pub fn stored_line(verb: &str, info: &EntryInfo) -> String {
     )
 }
 
+/// An author or holder as a table shows it: `-` for none, and any character that would distort the
+/// table (one stored before such names were refused, or by another program) written as an escape.
+pub fn shown_name(name: Option<&str>) -> String {
+    match name {
+        Some(name) => {
+            scratchpad_core::model::author_from_client(name).unwrap_or_else(|| "-".to_owned())
+        }
+        None => "-".to_owned(),
+    }
+}
+
 /// `1.2 MB`: decimal units, one decimal below 10.
 pub fn human_bytes(bytes: u64) -> String {
     const UNITS: [&str; 5] = ["KB", "MB", "GB", "TB", "PB"];

@@ -6,7 +6,7 @@ use base64::Engine as _;
 
 use super::source::{self, EntryContent};
 use super::{ReadMode, ReadReply, first_lines};
-use crate::advice::{Advice, Arg, ArgName, Call};
+use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
 use crate::model::EntryInfo;
 use crate::preview::thousands;
@@ -124,9 +124,8 @@ pub(super) fn full(
             .call(first_lines(&info.name))
             .and(" or ")
             .call(Call::read(&info.name, ReadMode::grep("ERROR", 2)))
-            .and(", or pass ")
-            .arg(Arg::on(ArgName::Force))
-            .and(" to get all of it"),
+            .and(", or all of it with ")
+            .call(Call::read(&info.name, ReadMode::Full { force: true })),
         ));
     }
     let budget = budget.unwrap_or(u64::MAX);

@@ -111,9 +111,22 @@ impl Scratchpad {
                 let entry = self.version_entry(name, version)?;
                 self.read_entry_until(&entry, mode, budget_chars, stop)
             },
-        )?;
+        )
+        .map_err(|err| err.at_version(version))?;
         reply.version = Some(version);
         Ok(reply)
+    }
+
+    /// One version of an entry as stored, to stream: an export of any size and any kind, as
+    /// [`open_content`](Self::open_content) is for the current one.
+    pub fn open_version_content(
+        &self,
+        name: &str,
+        version: u64,
+    ) -> Result<(EntryInfo, Box<dyn Read + '_>)> {
+        let entry = self.version_entry(name, version)?;
+        let reader = EntryContent::new(self.store.as_ref(), &entry).reader_at_byte(0)?;
+        Ok((entry.info, Box::new(reader)))
     }
 
     /// Makes an older version current again, as a new version (the versions in between are kept).

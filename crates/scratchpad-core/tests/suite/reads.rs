@@ -281,7 +281,10 @@ fn full_reads_are_guarded_and_head_tail_default(backend: Backend) {
         .read("log", &ReadMode::Full { force: false }, None)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("`force: true`"), "{err}");
+    assert!(
+        err.contains("`pad.read(\"log\", ReadMode::Full { force: true })`"),
+        "{err}"
+    );
     let all = pad
         .read("log", &ReadMode::Full { force: true }, None)
         .unwrap();

@@ -158,6 +158,7 @@ pub struct PinArgs {
     #[serde(default = "yes")]
     pub pinned: bool,
     pub if_version: Option<u64>,
+    pub lease: Option<u64>,
 }
 
 /// `scratchpad_rename`.
@@ -168,6 +169,7 @@ pub struct RenameArgs {
     pub name: String,
     pub new_name: String,
     pub if_version: Option<u64>,
+    pub lease: Option<u64>,
 }
 
 /// `scratchpad_lease`.

@@ -221,7 +221,9 @@ fn dispatch(
         SEARCH => search(pad, parse(tool, args)?),
         PIN => {
             let args: PinArgs = parse(tool, args)?;
-            let info = pad.pin(&args.name, args.pinned, args.if_version)?;
+            let info = pad
+                .with_lease(args.lease)
+                .pin(&args.name, args.pinned, args.if_version)?;
             let what = if args.pinned {
                 "pinned: it never expires and is never evicted"
             } else {
@@ -234,7 +236,9 @@ fn dispatch(
         }
         RENAME => {
             let args: RenameArgs = parse(tool, args)?;
-            let info = pad.rename(&args.name, &args.new_name, args.if_version)?;
+            let info =
+                pad.with_lease(args.lease)
+                    .rename(&args.name, &args.new_name, args.if_version)?;
             Ok(render::entry_result(
                 format!(
                     "Renamed `{}` to `{}` (version {}); it no longer expires.",
@@ -479,16 +483,8 @@ fn check_unused(args: &ReadArgs, mode: ReadModeName) -> Result<(), Failure> {
 fn lease(pad: &Scratchpad, args: LeaseArgs) -> Result<CallToolResult, Failure> {
     let ttl = match args.ttl.as_deref() {
         None => DEFAULT_LEASE_TTL,
-        Some(text) => match text.parse::<Ttl>() {
-            Ok(Ttl::After(ms)) => std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0)),
-            Ok(Ttl::Never | Ttl::Default) => {
-                return Err(Failure::arguments(
-                    LEASE,
-                    "a lease always ends: give `ttl` a duration such as \"60s\" or \"10m\", and renew it",
-                ));
-            }
-            Err(err) => return Err(Failure::arguments(LEASE, err.render(&Mcp))),
-        },
+        Some(text) => Ttl::parse_lease(text)
+            .map_err(|err| Failure::arguments(LEASE, format!("`ttl`: {}", err.render(&Mcp))))?,
     };
     let token = |action: &str| {
         args.token.ok_or_else(|| {

@@ -521,3 +521,250 @@ async fn writes_name_the_token_as_their_author() {
         "{history}"
     );
 }
+
+/// A loopback server without tokens, as `scratchpad mcp serve --http 127.0.0.1:PORT` runs.
+async fn start_local(configure: impl FnOnce(&mut HttpOptions)) -> Running {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let mut options = HttpOptions::new("127.0.0.1:0".parse().unwrap());
+    configure(&mut options);
+    let server = HttpServer::bind(pad.clone(), options).await.unwrap();
+    let addr = server.local_addr().unwrap();
+    let stop = server.shutdown_token();
+    tokio::spawn(server.run());
+    Running {
+        addr,
+        pad,
+        _dir: dir,
+        stop,
+    }
+}
+
+/// A connection from another loopback address (127.0.0.2), as a second machine would be.
+async fn connect_from(source: [u8; 4], addr: SocketAddr) -> tokio::net::TcpStream {
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::from((source, 0))).unwrap();
+    socket.connect(addr).await.unwrap()
+}
+
+/// Reads until the server closes the connection (or resets it); what it said, if anything.
+async fn until_closed(stream: &mut tokio::net::TcpStream) -> String {
+    let mut raw = Vec::new();
+    let read = tokio::time::timeout(Duration::from_secs(30), stream.read_to_end(&mut raw)).await;
+    assert!(read.is_ok(), "the server never closed the connection");
+    String::from_utf8_lossy(&raw).into_owned()
+}
+
+/// A head that a slow client sends a byte at a time.
+fn slow_head(addr: SocketAddr) -> Vec<u8> {
+    format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nX-Padding: {}\r\n\r\n",
+        "a".repeat(200)
+    )
+    .into_bytes()
+}
+
+/// Regression: connections sending their headers a byte at a time were never timed out and
+/// needed no token, so enough of them took the memory and made everyone else's requests time out.
+#[tokio::test]
+async fn connections_sending_headers_slowly_are_closed_and_others_are_served() {
+    let server = start_with(&[ALICE], |options| {
+        options.connections.header_timeout = Duration::from_secs(1);
+        options.connections.max_per_address = 40;
+    })
+    .await;
+    let addr = server.addr;
+    let slow: Vec<_> = (0..30)
+        .map(|_| {
+            tokio::spawn(async move {
+                let mut stream = connect_from([127, 0, 0, 2], addr).await;
+                // A byte every 100 ms would take 26 s for this head; the server must not wait.
+                let mut sent = 0;
+                for byte in slow_head(addr) {
+                    if stream.write_all(&[byte]).await.is_err() {
+                        break;
+                    }
+                    sent += 1;
+                    let mut probe = [0u8; 1];
+                    let answer =
+                        tokio::time::timeout(Duration::from_millis(100), stream.read(&mut probe))
+                            .await;
+                    // Closed (or reset) by the server: it stopped waiting for this head.
+                    if let Ok(Ok(0) | Err(_)) = answer {
+                        break;
+                    }
+                }
+                sent
+            })
+        })
+        .collect();
+    // Meanwhile a normal client is served.
+    let mut alice = Client::connect(addr, ALICE).await;
+    let listing = alice.call("scratchpad_list", json!({})).await;
+    assert_eq!(listing["isError"], false, "{listing}");
+    let head = slow_head(addr).len();
+    for task in slow {
+        let sent = task.await.unwrap();
+        assert!(
+            sent < head,
+            "a slow head ({sent} of {head} bytes) was waited for"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_idle_connection_is_closed_after_the_keep_alive_timeout() {
+    let server = start_with(&[ALICE], |options| {
+        options.connections.keep_alive = Duration::from_secs(1);
+    })
+    .await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let body = initialize();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer {ALICE}\r\n\
+         Content-Length: {}\r\n\r\n{body}",
+        server.addr,
+        body.len()
+    );
+    stream.write_all(request.as_bytes()).await.unwrap();
+    // The answer comes on a connection kept alive, which is then closed for sitting idle.
+    let said = until_closed(&mut stream).await;
+    assert!(said.starts_with("HTTP/1.1 200"), "{said}");
+    assert!(said.contains("serverInfo"), "{said}");
+}
+
+#[tokio::test]
+async fn a_body_that_trickles_is_answered_408() {
+    let server = start_with(&[ALICE], |options| {
+        options.connections.body_timeout = Duration::from_secs(1);
+    })
+    .await;
+    let mut stream = tokio::net::TcpStream::connect(server.addr).await.unwrap();
+    let body = initialize();
+    let head = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nAuthorization: Bearer {ALICE}\r\n\
+         Content-Length: {}\r\n\r\n",
+        server.addr,
+        body.len()
+    );
+    stream.write_all(head.as_bytes()).await.unwrap();
+    let trickle = async {
+        for byte in body.bytes() {
+            if stream.write_all(&[byte]).await.is_err() {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(3), trickle).await;
+    let said = until_closed(&mut stream).await;
+    assert!(said.starts_with("HTTP/1.1 408"), "{said}");
+    assert!(said.contains("--body-timeout-secs"), "{said}");
+}
+
+#[tokio::test]
+async fn connections_past_the_caps_are_refused_with_the_reason() {
+    let server = start_with(&[ALICE], |options| {
+        options.connections.max_per_address = 3;
+        options.connections.max_total = 5;
+    })
+    .await;
+    let addr = server.addr;
+    let mut held = Vec::new();
+    for _ in 0..3 {
+        held.push(connect_from([127, 0, 0, 2], addr).await);
+    }
+    let mut fourth = connect_from([127, 0, 0, 2], addr).await;
+    let said = until_closed(&mut fourth).await;
+    assert!(said.starts_with("HTTP/1.1 429"), "{said}");
+    assert!(
+        said.contains("127.0.0.2") && said.contains("--max-connections-per-address"),
+        "{said}"
+    );
+    // Another address still gets in, up to the total.
+    for _ in 0..2 {
+        held.push(connect_from([127, 0, 0, 3], addr).await);
+    }
+    let mut sixth = connect_from([127, 0, 0, 4], addr).await;
+    let said = until_closed(&mut sixth).await;
+    assert!(said.starts_with("HTTP/1.1 503"), "{said}");
+    assert!(said.contains("--max-connections"), "{said}");
+    // Closing some makes room again.
+    held.clear();
+    let mut alice = None;
+    for _ in 0..50 {
+        let reply = post(
+            addr,
+            &[("Authorization", &format!("Bearer {ALICE}"))],
+            &initialize(),
+        )
+        .await;
+        if reply.status == 200 {
+            alice = Some(reply);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(alice.is_some(), "closed connections are given back");
+}
+
+/// A legacy-mode MCP session over raw HTTP without a token.
+async fn open_local_session(addr: SocketAddr) -> Reply {
+    post(addr, &[], &initialize()).await
+}
+
+/// Regression: without tokens all clients counted as one, so one program sending 64 `initialize`
+/// requests closed every other client's session.
+#[tokio::test]
+async fn without_tokens_a_flood_of_sessions_closes_no_other_clients_session() {
+    let server = start_local(|options| options.sessions.max_per_client = 8).await;
+    let addr = server.addr;
+    let first = open_local_session(addr).await;
+    assert_eq!(first.status, 200, "{}", first.body);
+    let session = first.header("mcp-session-id").unwrap();
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"}).to_string();
+    let in_session = [
+        ("Mcp-Session-Id", session.as_str()),
+        ("MCP-Protocol-Version", "2025-11-25"),
+    ];
+    // The flood comes from the same address, as every local program does.
+    let mut refused = None;
+    for _ in 0..40 {
+        let reply = open_local_session(addr).await;
+        match reply.status {
+            200 => {}
+            429 => refused = Some(reply),
+            other => panic!("{other}: {}", reply.body),
+        }
+    }
+    let refused = refused.expect("the flood is refused past the cap");
+    assert!(refused.header("retry-after").is_some());
+    let message = refused.message()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        message.contains("127.0.0.1") && message.contains("--max-sessions-per-client"),
+        "{message}"
+    );
+    let alive = post(addr, &in_session, &ping).await;
+    assert_eq!(
+        alive.status, 200,
+        "the first client's session survives: {}",
+        alive.body
+    );
+    // Another address is not affected by this one's sessions.
+    let mut other = connect_from([127, 0, 0, 2], addr).await;
+    let body = initialize();
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+         Accept: application/json, text/event-stream\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    other.write_all(request.as_bytes()).await.unwrap();
+    let said = until_closed(&mut other).await;
+    assert!(said.starts_with("HTTP/1.1 200"), "{said}");
+}

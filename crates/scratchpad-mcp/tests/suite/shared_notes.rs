@@ -322,3 +322,99 @@ async fn a_long_history_is_listed_within_the_budget() {
     );
     assert_eq!(structured["versions"].as_array().unwrap().len(), 60);
 }
+
+/// Regression: a client calling itself `evil\u{202e}name` (a right-to-left override) had its name
+/// recorded as it was, and the history table showed its later columns reversed; a name with a
+/// control character recorded no author at all.
+#[tokio::test]
+async fn a_client_name_that_would_distort_a_table_is_recorded_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    for (name, recorded) in [
+        ("evil\u{202e}gnp.exe", "evil\\u{202e}gnp.exe"),
+        (
+            "zero\u{200b}width\u{2028}line",
+            "zero\\u{200b}width\\u{2028}line",
+        ),
+        ("bell\u{7}", "bell\\u{7}"),
+    ] {
+        let agent = Agent::connect(&pad, name).await;
+        let (_, entry) = agent
+            .ok(
+                "scratchpad_write",
+                json!({"name": "plan", "content": format!("by {recorded}")}),
+            )
+            .await;
+        assert_eq!(
+            entry["author"], recorded,
+            "the client is served, its name escaped"
+        );
+        // A holder the model types is its own input: refused, naming the character.
+        let refused = agent
+            .fails(
+                "scratchpad_lease",
+                json!({"name": "plan", "action": "acquire", "holder": "a\u{202e}b"}),
+            )
+            .await;
+        assert!(
+            refused.contains("U+202E") && refused.contains("character 2"),
+            "{refused}"
+        );
+    }
+}
+
+/// Regression: `ttl: "0s"` for a lease suggested `never`, which a lease refuses; and
+/// `scratchpad_pin` and `scratchpad_rename` took no `lease` while the other changes did.
+#[tokio::test]
+async fn lease_lengths_suggest_what_a_lease_takes_and_pin_and_rename_carry_a_lease() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let a = Agent::connect(&pad, "agent-a").await;
+    for ttl in ["0s", "never", "-1m", "soon"] {
+        let refused = a
+            .fails(
+                "scratchpad_lease",
+                json!({"name": "plan", "action": "acquire", "ttl": ttl}),
+            )
+            .await;
+        assert!(
+            !refused.contains("`never`") && refused.contains("60s"),
+            "{ttl}: {refused}"
+        );
+    }
+    a.ok("scratchpad_write", json!({"name": "plan", "content": "1."}))
+        .await;
+    let (_, lease) = a
+        .ok(
+            "scratchpad_lease",
+            json!({"name": "plan", "action": "acquire", "ttl": "60s"}),
+        )
+        .await;
+    let token = lease["token"].as_u64().unwrap();
+    a.ok("scratchpad_pin", json!({"name": "plan", "lease": token}))
+        .await;
+    a.ok(
+        "scratchpad_lease",
+        json!({"name": "plan", "action": "release", "token": token}),
+    )
+    .await;
+    let b = Agent::connect(&pad, "agent-b").await;
+    b.ok(
+        "scratchpad_lease",
+        json!({"name": "plan", "action": "acquire", "ttl": "60s"}),
+    )
+    .await;
+    for (tool, args) in [
+        (
+            "scratchpad_pin",
+            json!({"name": "plan", "pinned": false, "lease": token}),
+        ),
+        (
+            "scratchpad_rename",
+            json!({"name": "plan", "new_name": "old_plan", "lease": token}),
+        ),
+    ] {
+        let fenced = a.fails(tool, args).await;
+        assert!(fenced.contains("stale"), "{tool}: {fenced}");
+    }
+}

@@ -50,7 +50,7 @@ pub fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
                     v.version.to_string()
                 },
                 utc_time(v.written_at).trim_end_matches(" UTC").to_owned(),
-                v.author.clone().unwrap_or_else(|| "-".to_owned()),
+                crate::format::shown_name(v.author.as_deref()),
                 human_bytes(v.bytes),
                 thousands(v.lines),
                 v.change

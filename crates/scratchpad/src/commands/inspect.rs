@@ -125,7 +125,7 @@ pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
                 e.version.to_string(),
             ];
             if args.long {
-                row.push(e.author.clone().unwrap_or_else(|| "-".to_owned()));
+                row.push(crate::format::shown_name(e.author.as_deref()));
             }
             row
         })

@@ -64,12 +64,7 @@ pub fn lease(ctx: &mut Ctx, args: LeaseArgs) -> anyhow::Result<u8> {
 
 /// `--ttl 60s` as a duration; leases always end.
 fn duration(text: &str) -> anyhow::Result<Duration> {
-    match text.parse::<Ttl>()? {
-        Ttl::After(ms) => Ok(Duration::from_millis(u64::try_from(ms).unwrap_or(0))),
-        Ttl::Never | Ttl::Default => anyhow::bail!(
-            "a lease always ends: give --ttl a duration such as 60s, 10m or 1h, and renew it while you work"
-        ),
-    }
+    Ttl::parse_lease(text).map_err(|err| anyhow::anyhow!("--ttl: {err}"))
 }
 
 /// The token alone on stdout, for `token=$(…)`; who holds what until when on stderr.
@@ -84,7 +79,7 @@ fn print_token(ctx: &mut Ctx, lease: &Lease, verb: &str) -> anyhow::Result<u8> {
         "{verb} `{}` for {}: token {}, until {} ({} by the store's clock); pass --lease {} with the \
          writes it guards",
         lease.name,
-        lease.holder.as_deref().unwrap_or("-"),
+        crate::format::shown_name(lease.holder.as_deref()),
         lease.token,
         utc_time(lease.expires_at),
         span(lease.remaining_ms()),
@@ -111,10 +106,7 @@ fn show(ctx: &mut Ctx, lease: &Lease) -> anyhow::Result<()> {
     let rows = [
         ("lease", format!("`{}`", lease.name)),
         ("state", state.as_str().to_owned()),
-        (
-            "holder",
-            lease.holder.clone().unwrap_or_else(|| "-".to_owned()),
-        ),
+        ("holder", crate::format::shown_name(lease.holder.as_deref())),
         ("token", lease.token.to_string()),
         ("acquired", utc_time(lease.acquired_at)),
         ("expires", expires),

@@ -100,6 +100,13 @@ fn serve_command(pad: Scratchpad, args: ServeArgs, fixed_session: bool) -> anyho
             max_per_client: args.max_sessions_per_client,
             idle: std::time::Duration::from_secs(args.session_idle_secs.max(1)),
         },
+        connections: scratchpad_mcp::http::ConnectionLimits {
+            max_total: args.max_connections,
+            max_per_address: args.max_connections_per_address,
+            header_timeout: std::time::Duration::from_secs(args.header_timeout_secs),
+            keep_alive: std::time::Duration::from_secs(args.keep_alive_secs),
+            body_timeout: std::time::Duration::from_secs(args.body_timeout_secs),
+        },
     };
     let session = pad.session().to_owned();
     let per_client = !options.tokens.is_empty() && !fixed_session;

@@ -149,7 +149,10 @@ pub fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<u8> {
 }
 
 pub fn pin(ctx: &mut Ctx, args: &PinArgs, pinned: bool) -> anyhow::Result<u8> {
-    let info = ctx.pad.pin(&args.name, pinned, None)?;
+    let info = ctx
+        .pad
+        .with_lease(args.lease)
+        .pin(&args.name, pinned, args.if_version)?;
     let line = if pinned {
         format!(
             "pinned `{}` (version {}): it never expires",
@@ -168,7 +171,10 @@ pub fn pin(ctx: &mut Ctx, args: &PinArgs, pinned: bool) -> anyhow::Result<u8> {
 
 pub fn ttl(ctx: &mut Ctx, args: &TtlArgs) -> anyhow::Result<u8> {
     let ttl = args.duration.parse()?;
-    let info = ctx.pad.set_ttl(&args.name, ttl, None)?;
+    let info = ctx
+        .pad
+        .with_lease(args.lease)
+        .set_ttl(&args.name, ttl, args.if_version)?;
     let when = match info.expires_at {
         Some(at) => format!("expires {}", expires(Some(at), now_ms())),
         None => "never expires".to_owned(),

@@ -13,9 +13,13 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
     if args.raw && ctx.json {
         anyhow::bail!("--raw prints the content alone and --json wraps it in JSON; choose one");
     }
-    if args.raw && matches!(mode, ReadMode::Full { .. }) && args.version.is_none() {
-        // Streamed as stored, so an export works for any size and any kind, binary included.
-        let (_, mut content) = ctx.pad.open_content(&args.reference)?;
+    if args.raw && matches!(mode, ReadMode::Full { .. }) {
+        // Streamed as stored, so an export works for any size and any kind, binary included,
+        // of the current version or an older one alike.
+        let (_, mut content) = match args.version {
+            Some(version) => ctx.pad.open_version_content(&args.reference, version)?,
+            None => ctx.pad.open_content(&args.reference)?,
+        };
         std::io::copy(&mut content, &mut ctx.out)?;
         return Ok(0);
     }
@@ -36,11 +40,15 @@ pub fn read(ctx: &mut Ctx, args: ReadArgs) -> anyhow::Result<u8> {
         // The content alone: lines without the numbers a model reads them with.
         ctx.out.write_all(reply.text.as_bytes())?;
         if let Some(next) = reply.next_call() {
-            // stdout holds only content; the rest is still worth knowing.
+            // stdout holds only content; the rest is still worth knowing, as the same kind of
+            // read: raw, within the same budget.
+            let mut next = format!("{} --raw", ctx.shell.call(&next));
+            if let Some(budget) = args.budget {
+                next.push_str(&format!(" --budget {budget}"));
+            }
             let _ = writeln!(
                 std::io::stderr(),
-                "[cut at the reply budget; continue with: {}]",
-                ctx.shell.call(&next)
+                "[cut at the reply budget; continue with: {next}]"
             );
         }
     } else {

@@ -268,3 +268,47 @@ fn the_stdio_server_answers_every_bad_line() {
     assert_eq!(listed["result"]["isError"], false, "{listed}");
     assert!(!pad.ok(&["ls"]).contains("big"));
 }
+
+/// Regression: `--author`, `SCRATCHPAD_AUTHOR` and `--holder` took right-to-left overrides,
+/// zero-width characters and line separators, which then distorted `history`, `ls --long` and
+/// `lease show`.
+#[test]
+fn author_and_holder_names_with_invisible_or_reordering_characters_are_refused() {
+    let pad = Pad::new();
+    for (bad, code, position) in [
+        ("agent\u{202e}b", "U+202E", 6),
+        ("a\u{200b}gent", "U+200B", 2),
+        ("agent\u{2028}b", "U+2028", 6),
+        ("\u{feff}agent", "U+FEFF", 1),
+        ("agent\u{e0041}", "U+E0041", 6),
+        ("agent\u{2066}b", "U+2066", 6),
+        ("agent\u{85}b", "U+0085", 6),
+    ] {
+        let position = format!("at character {position}");
+        for args in [
+            vec!["--author", bad, "write", "plan", "x"],
+            vec!["lease", "acquire", "plan", "--holder", bad, "--ttl", "60s"],
+        ] {
+            let failed = pad.run(&args).fails();
+            assert!(
+                failed.stderr.contains(code) && failed.stderr.contains(&position),
+                "{args:?}: {}",
+                failed.stderr
+            );
+            assert!(
+                !failed.stderr.contains(bad),
+                "the name is shown escaped: {}",
+                failed.stderr
+            );
+        }
+        let mut from_env = pad.command(&["write", "plan", "x"]);
+        from_env.env("SCRATCHPAD_AUTHOR", bad);
+        let output = from_env.output().unwrap();
+        assert!(!output.status.success());
+        assert!(String::from_utf8_lossy(&output.stderr).contains(code));
+    }
+    // Any script is a name; only what changes how text is shown is refused.
+    pad.ok(&["--author", "エージェント b (v2)", "write", "plan", "x"]);
+    let history = pad.ok(&["history", "plan"]);
+    assert!(history.contains("エージェント b (v2)"), "{history}");
+}

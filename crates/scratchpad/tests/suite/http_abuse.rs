@@ -240,3 +240,152 @@ fn load_floods_and_hangups_lose_no_write_and_keep_memory_bounded() {
         peak / 1024
     );
 }
+
+/// Regression: connections that sent their headers slowly were never timed out and needed no
+/// token (21,000 of them took 355 MB and made a normal request time out), and without tokens one
+/// program's flood of `initialize` closed every other client's session.
+#[test]
+fn slow_connections_and_a_session_flood_from_one_address_starve_no_one() {
+    let pad = Pad::new();
+    let server = Server::start(
+        &pad,
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--header-timeout-secs",
+            "1",
+            "--max-sessions-per-client",
+            "16",
+        ],
+        &[],
+    );
+    let addr: SocketAddr = server
+        .url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let pid = server.child.id();
+    let session = connect(addr, "");
+    let attack = std::thread::spawn(move || attack_from_another_address(addr));
+    // While the attack runs, the client that was there first keeps working.
+    for round in 0..20u64 {
+        let written = call(
+            addr,
+            "",
+            &session,
+            round + 10,
+            "scratchpad_write",
+            json!({"name": format!("note_{round}"), "content": "still here"}),
+        );
+        assert_eq!(written["isError"], false, "{written}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let (slow_closed, slow_total, refused, sessions_refused) = attack.join().unwrap();
+    assert_eq!(
+        slow_closed, slow_total,
+        "every slow connection was closed or refused before its head was complete"
+    );
+    assert!(
+        refused > 0,
+        "connections past the cap of an address are refused"
+    );
+    assert!(
+        sessions_refused > 0,
+        "sessions past the cap of an address are refused"
+    );
+    let listed = call(addr, "", &session, 100, "scratchpad_list", json!({}));
+    assert_eq!(
+        listed["structuredContent"]["total_entries"], 20,
+        "{listed:.300}"
+    );
+    let peak = peak_rss_kib(pid);
+    assert!(peak < 100 * 1024, "the server peaked at {peak} KiB");
+    eprintln!(
+        "slow connections: {slow_total} opened ({refused} refused at once), {sessions_refused} \
+         sessions refused, peak {} MiB",
+        peak / 1024
+    );
+}
+
+/// From 127.0.0.2: 3,000 connections sending a head a byte every 100 ms, and 200 `initialize`
+/// requests. How many slow connections ended before their head did, how many there were, how many
+/// were refused at once (429), and how many sessions were refused.
+fn attack_from_another_address(addr: SocketAddr) -> (usize, usize, usize, usize) {
+    async fn open(addr: SocketAddr) -> std::io::Result<tokio::net::TcpStream> {
+        let socket = tokio::net::TcpSocket::new_v4()?;
+        socket.bind(SocketAddr::from(([127, 0, 0, 2], 0)))?;
+        socket.connect(addr).await
+    }
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    const SLOW: usize = 3_000;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async move {
+        let head = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\nX-Pad: {}\r\n\r\n",
+            "a".repeat(100)
+        );
+        let slow: Vec<_> = (0..SLOW)
+            .map(|_| {
+                let head = head.clone();
+                tokio::spawn(async move {
+                    // (ended early, refused at once)
+                    let Ok(mut stream) = open(addr).await else {
+                        return (true, true);
+                    };
+                    let mut first = true;
+                    for byte in head.bytes() {
+                        if stream.write_all(&[byte]).await.is_err() {
+                            return (true, first);
+                        }
+                        let mut answer = [0u8; 16];
+                        match tokio::time::timeout(
+                            Duration::from_millis(100),
+                            stream.read(&mut answer),
+                        )
+                        .await
+                        {
+                            Ok(Ok(0) | Err(_)) => return (true, false),
+                            Ok(Ok(_)) => return (true, answer.starts_with(b"HTTP/1.1 429")),
+                            Err(_) => first = false,
+                        }
+                    }
+                    (false, false)
+                })
+            })
+            .collect();
+        let mut closed = 0;
+        let mut refused = 0;
+        for task in slow {
+            let (ended, at_once) = task.await.unwrap();
+            closed += usize::from(ended);
+            refused += usize::from(at_once);
+        }
+        let mut sessions_refused = 0;
+        for _ in 0..200 {
+            let Ok(mut stream) = open(addr).await else {
+                continue;
+            };
+            let body = initialize().to_string();
+            let request = format!(
+                "POST /mcp HTTP/1.1\r\nHost: {addr}\r\nContent-Type: application/json\r\n\
+                 Accept: application/json, text/event-stream\r\nContent-Length: {}\r\n\
+                 Connection: close\r\n\r\n{body}",
+                body.len()
+            );
+            if stream.write_all(request.as_bytes()).await.is_err() {
+                continue;
+            }
+            let mut raw = Vec::new();
+            let _ = stream.read_to_end(&mut raw).await;
+            if raw.starts_with(b"HTTP/1.1 429") && String::from_utf8_lossy(&raw).contains("MCP sessions") {
+                sessions_refused += 1;
+            }
+        }
+        (closed, SLOW, refused, sessions_refused)
+    })
+}

@@ -82,7 +82,9 @@ fn large_log_round_trip() {
     // Whole reads: refused above the guard, streamed raw at any size.
     let refused = pad.run(&["read", "build_1"]).fails();
     assert!(
-        refused.stderr.contains("pass --force"),
+        refused
+            .stderr
+            .contains("all of it with scratchpad read build_1 --full --force"),
         "{}",
         refused.stderr
     );
@@ -155,4 +157,109 @@ fn broken_pipe_is_not_an_error() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert_eq!(output.status.code(), Some(0), "{stderr}");
     assert!(stderr.is_empty(), "{stderr}");
+}
+
+/// The commands a message suggests, as printed: each `scratchpad …` up to the words around it.
+fn suggested_commands(message: &str) -> Vec<String> {
+    message
+        .match_indices("scratchpad ")
+        .map(|(start, _)| {
+            let rest = &message[start..];
+            let end = [", ", " or ", "]", "\n", "; "]
+                .iter()
+                .filter_map(|stop| rest.find(stop))
+                .min()
+                .unwrap_or(rest.len());
+            rest[..end].to_owned()
+        })
+        .collect()
+}
+
+/// Runs a printed command as a shell would, with the binary on PATH.
+fn run_as_printed(pad: &Pad, command: &str) -> std::process::Output {
+    let bin = std::path::Path::new(env!("CARGO_BIN_EXE_scratchpad"))
+        .parent()
+        .unwrap()
+        .to_owned();
+    let path = format!(
+        "{}:{}",
+        bin.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    std::process::Command::new("sh")
+        .args(["-c", &format!("{command} > /dev/null")])
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", pad.dir.path())
+        .env("XDG_CONFIG_HOME", pad.dir.path().join("config"))
+        .env("SCRATCHPAD_STORE", &pad.store)
+        .current_dir(pad.dir.path())
+        .output()
+        .unwrap()
+}
+
+/// Regression: above the size guard `read` said "pass --force", which was refused without
+/// `--full`; `--raw` promised any size yet refused an old `--version`; a read of an old version
+/// suggested reads of the current one; and a raw read's continuation lost `--raw`.
+#[test]
+fn every_command_a_read_hint_suggests_runs_as_printed() {
+    let pad = Pad::new();
+    let first = log(20_000);
+    let second = log(20_001);
+    pad.ok_stdin(&["put", "log", "--keep-history"], first.as_bytes());
+    pad.ok_stdin(&["put", "log", "--keep-history"], second.as_bytes());
+    let mut messages = Vec::new();
+    for args in [
+        vec!["read", "log"],
+        vec!["read", "log", "--full"],
+        vec!["read", "log", "--version", "1"],
+        vec!["read", "log", "--version", "1", "--full"],
+    ] {
+        let refused = pad.run(&args).fails();
+        messages.push((args, refused.stderr));
+    }
+    let cut = pad
+        .run(&["read", "log", "--head", "5000", "--raw", "--budget", "100"])
+        .ok();
+    assert!(
+        cut.stderr.contains("--raw --budget 100]"),
+        "a raw read goes on raw: {}",
+        cut.stderr
+    );
+    messages.push((vec!["read", "log", "--raw", "--budget"], cut.stderr));
+    let mut ran = 0;
+    for (args, message) in &messages {
+        let commands = suggested_commands(message);
+        assert!(!commands.is_empty(), "{args:?}: {message}");
+        for command in commands {
+            if args.contains(&"--version") && command.contains(" read ") {
+                assert!(
+                    command.contains("--version 1"),
+                    "{args:?} suggests a read of another version: {command}"
+                );
+            }
+            let output = run_as_printed(&pad, &command);
+            assert!(
+                output.status.success(),
+                "{args:?} suggested `{command}`, which failed: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+            ran += 1;
+        }
+    }
+    assert!(ran >= 10, "{ran} commands");
+    // What the hints and the help say each flag does, it does.
+    let forced = pad.run(&["read", "log", "--force"]).ok();
+    assert!(
+        forced.stdout.contains("step 20001 failed"),
+        "--force alone reads it all"
+    );
+    let old = pad.run(&["read", "log", "--version", "1", "--raw"]).ok();
+    assert_eq!(
+        old.stdout_bytes,
+        first.as_bytes(),
+        "--raw streams an old version whole"
+    );
+    let refused = pad.run(&["read", "log", "--force", "--head", "10"]);
+    assert_ne!(refused.code, 0, "--force reads it all, never a part");
 }

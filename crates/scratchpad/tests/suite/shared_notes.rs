@@ -176,3 +176,68 @@ fn your_own_author_never_filters_the_listing() {
         "{theirs}"
     );
 }
+
+/// Regression: `lease acquire --ttl 0s` suggested `never`, which a lease refuses; every message
+/// about a lease's length now suggests only what the same command takes, and that runs.
+#[test]
+fn lease_length_messages_suggest_only_lengths_a_lease_takes() {
+    let pad = Pad::new();
+    for ttl in ["0s", "0", "-5m", "never", "none", "soon", "1.5h"] {
+        let flag = format!("--ttl={ttl}");
+        for args in [
+            vec!["lease", "acquire", "plan", "--holder", "a", flag.as_str()],
+            vec!["lease", "renew", "plan", "--token", "1", flag.as_str()],
+        ] {
+            let refused = pad.run(&args).fails();
+            assert!(
+                !refused.stderr.contains("never")
+                    || ttl == "never" && !refused.stderr.contains("`never`"),
+                "{args:?}: {}",
+                refused.stderr
+            );
+            assert!(
+                refused.stderr.contains("60s"),
+                "{args:?}: {}",
+                refused.stderr
+            );
+        }
+    }
+    // The length it suggests is one it takes.
+    pad.ok(&["lease", "acquire", "plan", "--holder", "a", "--ttl", "60s"]);
+}
+
+/// Regression: `pin`, `unpin` and `ttl` took no `--lease` (nor `--if-version`) while every other
+/// change did, so an agent holding a lease could not fence them.
+#[test]
+fn pin_unpin_and_ttl_carry_a_lease_and_a_version() {
+    let pad = Pad::new();
+    pad.ok(&["write", "plan", "1. profile"]);
+    let first = pad
+        .ok(&[
+            "--author", "agent-a", "lease", "acquire", "plan", "--ttl", "60s",
+        ])
+        .trim()
+        .to_owned();
+    pad.ok(&["pin", "plan", "--lease", &first]);
+    pad.ok(&["ttl", "plan", "7d", "--lease", &first, "--if-version", "2"]);
+    pad.ok(&["unpin", "plan", "--lease", &first, "--if-version", "3"]);
+    let stale = pad.run(&["ttl", "plan", "7d", "--if-version", "1"]).fails();
+    assert!(stale.stderr.contains("version"), "{}", stale.stderr);
+    // Once someone else holds a newer token, the old one no longer changes anything.
+    pad.ok(&["lease", "release", "plan", "--token", &first]);
+    pad.ok(&[
+        "--author", "agent-b", "lease", "acquire", "plan", "--ttl", "60s",
+    ]);
+    for args in [
+        vec!["pin", "plan", "--lease", first.as_str()],
+        vec!["unpin", "plan", "--lease", first.as_str()],
+        vec!["ttl", "plan", "1d", "--lease", first.as_str()],
+    ] {
+        let fenced = pad.run(&args).fails();
+        assert!(
+            fenced.stderr.contains("stale"),
+            "{args:?}: {}",
+            fenced.stderr
+        );
+    }
+}
