@@ -156,6 +156,9 @@ impl Backend for Postgres {
         now_ms: server_now_ms!(),
         ilike: "ILIKE",
         lock_name: Some("SELECT pg_advisory_xact_lock(hashtextextended(?1 || '/' || ?2, 0))"),
+        lock_content: Some(
+            "SELECT pg_advisory_xact_lock(hashtextextended('scratchpad.content:' || COALESCE(current_schema(), '') || ':' || ?1, 0))",
+        ),
         lock_gc: Some(
             "SELECT pg_advisory_xact_lock(hashtextextended('scratchpad.gc:' || COALESCE(current_schema(), ''), 0))",
         ),

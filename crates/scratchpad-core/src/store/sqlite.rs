@@ -236,6 +236,7 @@ impl Backend for Sqlite {
         // ASCII letters match regardless of case, like PostgreSQL's ILIKE.
         ilike: "LIKE",
         lock_name: None,
+        lock_content: None,
         lock_gc: None,
         lock_migrations: None,
         // Content large enough to stage goes to side files; no staging rows are ever written.

@@ -1,6 +1,7 @@
 //! Teams of agents: leases with fencing tokens, checked inside the writes that carry them, and the
 //! versions a change replaces, kept as references to blobs like entries are.
 
+use super::content::release_blob;
 use super::*;
 
 /// Times a claim is tried again when the lease it lost to was let go in the meantime.
@@ -197,14 +198,15 @@ pub(super) fn lease_refused(
 }
 
 /// Before an entry changes: keeps its current version (content by reference) when the entry keeps
-/// history, then drops what the policy no longer keeps. `keep: None` asks the entry itself.
+/// history, then drops what the policy no longer keeps; their content is released with `dropped`.
+/// `keep: None` asks the entry itself.
 pub(super) fn keep_version(
     c: &mut dyn Conn,
-    dialect: &Dialect,
     key: i64,
     keep: Option<bool>,
     policy: &HistoryPolicy,
     now: i64,
+    dropped: &mut Dropped,
 ) -> Result<(), Fail> {
     let keep = match keep {
         Some(keep) => keep,
@@ -229,7 +231,7 @@ pub(super) fn keep_version(
     let oldest_kept = policy
         .max_age_ms
         .map_or(i64::MIN, |age| now.saturating_sub(age));
-    let dropped = c.rows(
+    let trimmed = c.rows(
         "DELETE FROM versions WHERE entry = ?1 AND (replaced_at < ?3 OR version <= \
          (SELECT version FROM versions WHERE entry = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2)) \
          RETURNING blob",
@@ -240,7 +242,7 @@ pub(super) fn keep_version(
         ],
         |r| r.int(0),
     )?;
-    release_blobs(c, dialect, dropped)?;
+    dropped.0.extend(trimmed);
     Ok(())
 }
 
@@ -294,6 +296,24 @@ pub(super) fn drop_versions(c: &mut dyn Conn, key: i64) -> Result<Vec<i64>, Fail
         &[Param::Int(key)],
         |r| r.int(0),
     )
+}
+
+/// Blobs a transaction stopped pointing at, released together at its end, once every reference
+/// the transaction makes is in place. Content is stored once per hash, so a write may drop a
+/// reference to a blob (a version the history no longer keeps) and take one to the same blob (its
+/// new content is that version's): released at once, the blob would be freed under the write.
+#[derive(Debug, Default)]
+pub(super) struct Dropped(pub Vec<i64>);
+
+impl Dropped {
+    pub(super) fn push(&mut self, blob: i64) {
+        self.0.push(blob);
+    }
+
+    /// Frees what nothing points at any more; returns the bytes freed.
+    pub(super) fn release(self, c: &mut dyn Conn, dialect: &Dialect) -> Result<u64, Fail> {
+        release_blobs(c, dialect, self.0)
+    }
 }
 
 /// Releases each blob once; returns the bytes freed.
