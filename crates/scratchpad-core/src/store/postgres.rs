@@ -214,6 +214,10 @@ impl Backend for Postgres {
                 20261125160000,
                 include_str!("../../migrations/postgres/20261125160000_previews_reused.sql"),
             ),
+            (
+                20261126090000,
+                include_str!("../../migrations/postgres/20261126090000_lease_release.sql"),
+            ),
         ],
         search: SearchSql {
             // The 'simple' configuration neither stems nor drops stop words, like SQLite's unicode61.

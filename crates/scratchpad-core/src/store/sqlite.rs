@@ -267,6 +267,10 @@ impl Backend for Sqlite {
                 20261125160000,
                 include_str!("../../migrations/sqlite/20261125160000_previews_reused.sql"),
             ),
+            (
+                20261126090000,
+                include_str!("../../migrations/sqlite/20261126090000_lease_release.sql"),
+            ),
         ],
         search: SearchSql {
             index_pending: &[

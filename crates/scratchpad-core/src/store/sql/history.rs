@@ -3,14 +3,16 @@
 
 use super::content::release_blob;
 use super::*;
+use crate::lease::LeaseState;
 
 /// Times a claim is tried again when the lease it lost to was let go in the meantime.
 const LEASE_CLAIM_ATTEMPTS: usize = 8;
 
-/// The columns a [`Lease`] is read from, after the name, with the store's clock last.
+/// The columns a [`Lease`] is read from, with the store's clock last.
 pub(super) fn lease_sql(dialect: &Dialect, lock: bool) -> String {
     format!(
-        "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 AND name = ?2{}",
+        "SELECT name, holder, token, acquired_at, expires_at, released_at, {} FROM leases \
+         WHERE session = ?1 AND name = ?2{}",
         dialect.now_ms,
         if lock { dialect.lock } else { "" }
     )
@@ -23,7 +25,8 @@ pub(super) fn lease_from_row(row: &dyn Row) -> Result<Lease, Fail> {
         token: row.count(2)?,
         acquired_at: row.int(3)?,
         expires_at: row.int(4)?,
-        now: row.int(5)?,
+        released_at: row.opt_int(5)?,
+        now: row.int(6)?,
     })
 }
 
@@ -42,8 +45,8 @@ pub(super) fn find_lease(
 }
 
 /// The fencing rule: a change carrying lease `token` goes ahead only while no newer token was
-/// issued for `name`. The lease row stays locked until the change commits, so a new claim waits
-/// for it and a change never lands after its successor's claim.
+/// issued for `name` and its claim was not released. The lease row stays locked until the change
+/// commits, so a new claim waits for it and a change never lands after its successor's claim.
 pub(super) fn check_lease(
     c: &mut dyn Conn,
     dialect: &Dialect,
@@ -66,6 +69,12 @@ pub(super) fn check_lease(
             })))
         }
         Some(lease) if lease.token < token => Err(never_issued(token, &lease)),
+        Some(lease) if lease.state() == LeaseState::Released => {
+            Err(Fail::App(Error::Conflict(ConflictKind::Released {
+                token,
+                lease,
+            })))
+        }
         Some(_) => Ok(()),
     }
 }
@@ -89,13 +98,14 @@ pub(super) fn change_lease(
 ) -> Result<Lease, Fail> {
     let clock = format!("SELECT {}", dialect.now_ms);
     // The clock is ?5; a new expiry ?4.
-    let returning = "RETURNING name, holder, token, acquired_at, expires_at, CAST(?5 AS BIGINT)";
+    let returning =
+        "RETURNING name, holder, token, acquired_at, expires_at, released_at, CAST(?5 AS BIGINT)";
     let key = [Param::Text(session), Param::Text(name)];
     match op {
         LeaseOp::Acquire { holder, ttl_ms } => {
             c.execute(
-                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at) \
-                 VALUES (?1, ?2, NULL, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
+                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at, released_at) \
+                 VALUES (?1, ?2, NULL, 0, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
                 &key,
             )?;
             // The row's lock first, the clock after it: a claim that waited for a holder's release
@@ -110,8 +120,9 @@ pub(super) fn change_lease(
                 |r| r.int(0),
             )?;
             let sql = format!(
-                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND (holder IS NULL OR expires_at <= ?5) {returning}"
+                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4, \
+                 released_at = NULL WHERE session = ?1 AND name = ?2 \
+                 AND (released_at IS NOT NULL OR holder IS NULL OR expires_at <= ?5) {returning}"
             );
             // The lease may lapse between the claim and the look at who holds it (the clock moves
             // on): then claim again.
@@ -136,12 +147,16 @@ pub(super) fn change_lease(
             }
             Err(Fail::App(Error::Raced(name.to_owned())))
         }
-        LeaseOp::Renew { token, ttl_ms } => {
+        LeaseOp::Renew {
+            token,
+            holder,
+            ttl_ms,
+        } => {
             let now = c.one(&clock, &[], |r| r.int(0))?;
             let sql = format!(
                 "UPDATE leases SET expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 {returning}"
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder = ?6 \
+                 AND released_at IS NULL {returning}"
             );
             let params = [
                 key[0],
@@ -149,37 +164,52 @@ pub(super) fn change_lease(
                 Param::count(token),
                 Param::Int(now.saturating_add(ttl_ms)),
                 Param::Int(now),
+                Param::Text(holder),
             ];
             if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
                 return Ok(lease);
             }
-            Err(lease_refused(c, dialect, session, name, token)?)
+            Err(lease_refused(c, dialect, session, name, token, holder)?)
         }
-        LeaseOp::Release { token } => {
+        LeaseOp::Release { token, holder } => {
             let now = c.one(&clock, &[], |r| r.int(0))?;
-            let sql = "UPDATE leases SET holder = NULL, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 RETURNING name, holder, token, acquired_at, expires_at, CAST(?4 AS BIGINT)";
-            let params = [key[0], key[1], Param::count(token), Param::Int(now)];
+            let sql = "UPDATE leases SET released_at = ?4, expires_at = ?4 \
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder = ?5 \
+                 AND released_at IS NULL \
+                 RETURNING name, holder, token, acquired_at, expires_at, released_at, CAST(?4 AS BIGINT)";
+            let params = [
+                key[0],
+                key[1],
+                Param::count(token),
+                Param::Int(now),
+                Param::Text(holder),
+            ];
             if let Some(lease) = c.first(sql, &params, lease_from_row)? {
                 return Ok(lease);
             }
-            // Released already by this very claim: nothing to do.
+            // Released already by its holder, with this very token: nothing to do.
             match find_lease(c, dialect, session, name, false)? {
-                Some(lease) if lease.token == token && lease.holder.is_none() => Ok(lease),
-                _ => Err(lease_refused(c, dialect, session, name, token)?),
+                Some(lease)
+                    if lease.token == token
+                        && lease.state() == LeaseState::Released
+                        && lease.is_holder(holder) =>
+                {
+                    Ok(lease)
+                }
+                _ => Err(lease_refused(c, dialect, session, name, token, holder)?),
             }
         }
     }
 }
 
-/// Why a renewal or release with `token` found nothing to change.
+/// Why a renewal or release with `token`, by `caller`, found nothing to change.
 pub(super) fn lease_refused(
     c: &mut dyn Conn,
     dialect: &Dialect,
     session: &str,
     name: &str,
     token: u64,
+    caller: &str,
 ) -> Result<Fail, Fail> {
     Ok(match find_lease(c, dialect, session, name, false)? {
         None => Fail::App(Error::Conflict(ConflictKind::NoLease {
@@ -190,10 +220,17 @@ pub(super) fn lease_refused(
             Fail::App(Error::Conflict(ConflictKind::Fenced { token, lease }))
         }
         Some(lease) if lease.token < token => never_issued(token, &lease),
-        Some(lease) => Fail::App(Error::invalid(format!(
-            "the lease on `{name}` (token {token}) was released; acquire it again to hold it",
-            name = lease.name
-        ))),
+        Some(lease) if !lease.is_holder(caller) => {
+            Fail::App(Error::Conflict(ConflictKind::NotHolder {
+                caller: caller.trim().to_owned(),
+                lease,
+            }))
+        }
+        Some(lease) if lease.state() == LeaseState::Released => {
+            Fail::App(Error::Conflict(ConflictKind::Released { token, lease }))
+        }
+        // The row matched what the change asked for, yet it changed nothing: it moved meanwhile.
+        Some(_) => Fail::App(Error::Raced(name.to_owned())),
     })
 }
 
