@@ -87,7 +87,7 @@ pub enum ConflictKind {
     /// The change (or renewal) carried lease `token`, whose claim was released: it guards nothing.
     Released { token: u64, lease: Lease },
     /// A renewal or release of a lease came from `caller`, who does not hold it.
-    NotHolder { caller: String, lease: Lease },
+    NotHolder { caller: String, lease: Box<Lease> },
 }
 
 impl Error {

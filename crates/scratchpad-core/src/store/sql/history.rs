@@ -223,7 +223,7 @@ pub(super) fn lease_refused(
         Some(lease) if !lease.is_holder(caller) => {
             Fail::App(Error::Conflict(ConflictKind::NotHolder {
                 caller: caller.trim().to_owned(),
-                lease,
+                lease: Box::new(lease),
             }))
         }
         Some(lease) if lease.state() == LeaseState::Released => {
