@@ -24,6 +24,8 @@ pub enum Call {
     History { name: String },
     /// Show who holds the lease on a name, and until when.
     Lease { name: String },
+    /// Claim the lease on a name (a new token).
+    AcquireLease { name: String },
     /// Compare two entries or versions (a cut diff's continuation).
     Diff(DiffCall),
     /// Verify every stored chunk of the store against its checksum.
@@ -216,6 +218,7 @@ impl Speak for Library {
             Call::List => "`pad.list(..)`".to_owned(),
             Call::History { name } => format!("`pad.history({name:?})`"),
             Call::Lease { name } => format!("`pad.lease({name:?})`"),
+            Call::AcquireLease { name } => format!("`pad.acquire_lease({name:?}, holder, ttl)`"),
             Call::Diff(diff) => format!(
                 "`pad.diff(&{:?}, &{:?}, {:?})`",
                 diff.a, diff.b, diff.cursor

@@ -84,6 +84,10 @@ pub enum ConflictKind {
     Fenced { token: u64, lease: Lease },
     /// The change carried a lease token for a name nobody ever leased.
     NoLease { name: String, token: u64 },
+    /// The change (or renewal) carried lease `token`, whose claim was released: it guards nothing.
+    Released { token: u64, lease: Lease },
+    /// A renewal or release of a lease came from `caller`, who does not hold it.
+    NotHolder { caller: String, lease: Box<Lease> },
 }
 
 impl Error {
@@ -170,6 +174,48 @@ impl Error {
                     name: lease.name.clone(),
                 })
                 .and(", then acquire the lease again before writing")
+            }
+            Self::Conflict(ConflictKind::Released { token, lease }) => Advice::text(format!(
+                "refused: lease token {token} on `{}` was released at {}{}, so it guards nothing \
+                 any more; acquire the lease again with ",
+                lease.name,
+                utc_time(lease.released_at.unwrap_or(lease.expires_at)),
+                lease
+                    .holder
+                    .as_deref()
+                    .map(|holder| format!(" by `{holder}`"))
+                    .unwrap_or_default(),
+            ))
+            .call(Call::AcquireLease {
+                name: lease.name.clone(),
+            })
+            .and(" and carry its new token, or change it without a lease token"),
+            Self::Conflict(ConflictKind::NotHolder { caller, lease }) => {
+                let holder = lease.holder.as_deref().unwrap_or("nobody");
+                let held = match lease.state() {
+                    crate::lease::LeaseState::Held => format!(
+                        "is held by `{holder}` until {} ({} from now by the store's clock)",
+                        utc_time(lease.expires_at),
+                        span(lease.remaining_ms()),
+                    ),
+                    crate::lease::LeaseState::Expired => format!(
+                        "was held by `{holder}` and expired at {}",
+                        utc_time(lease.expires_at)
+                    ),
+                    crate::lease::LeaseState::Released => format!(
+                        "was released by `{holder}` at {}",
+                        utc_time(lease.released_at.unwrap_or(lease.expires_at))
+                    ),
+                };
+                Advice::text(format!(
+                    "refused: the lease on `{}` (token {}) {held}; only its holder renews or releases \
+                     it, and this call came from `{caller}`. Acquire it once it expires or is released: ",
+                    lease.name, lease.token
+                ))
+                .call(Call::Lease {
+                    name: lease.name.clone(),
+                })
+                .and(" shows it")
             }
             Self::Conflict(ConflictKind::NoLease { name, token }) => Advice::text(format!(
                 "refused: the change carries lease token {token}, but nobody ever acquired a lease on \

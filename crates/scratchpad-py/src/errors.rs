@@ -66,6 +66,25 @@ pub fn to_py(py: Python<'_>, err: Error) -> PyErr {
                 attrs.set_item("expires_at", lease.expires_at)?;
                 "Conflict"
             }
+            Error::Conflict(ConflictKind::Released { token, lease }) => {
+                attrs.set_item("name", lease.name)?;
+                attrs.set_item("expected_version", py.None())?;
+                attrs.set_item("current_version", py.None())?;
+                attrs.set_item("stale_token", token)?;
+                attrs.set_item("holder", lease.holder)?;
+                attrs.set_item("lease_token", lease.token)?;
+                attrs.set_item("expires_at", lease.expires_at)?;
+                "Conflict"
+            }
+            Error::Conflict(ConflictKind::NotHolder { lease, .. }) => {
+                attrs.set_item("name", lease.name)?;
+                attrs.set_item("expected_version", py.None())?;
+                attrs.set_item("current_version", py.None())?;
+                attrs.set_item("holder", lease.holder)?;
+                attrs.set_item("lease_token", lease.token)?;
+                attrs.set_item("expires_at", lease.expires_at)?;
+                "Conflict"
+            }
             Error::Conflict(ConflictKind::NoLease { name, token }) => {
                 attrs.set_item("name", name)?;
                 attrs.set_item("expected_version", py.None())?;

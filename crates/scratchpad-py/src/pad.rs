@@ -816,22 +816,37 @@ impl Scratchpad {
         Ok(Lease(lease))
     }
 
-    /// Extends the claim `token` made to `ttl` from now; a `Conflict` once a newer token was issued.
+    /// Extends the claim `token` made to `ttl` from now. Only its holder may (`holder`, by
+    /// default this object's author): anyone else gets a `Conflict` naming the holder, and so does
+    /// a token that a newer one superseded or whose claim was released.
+    #[pyo3(signature = (name, token, ttl, *, holder=None))]
     fn renew_lease(
         &self,
         py: Python<'_>,
         name: String,
         token: u64,
         ttl: LeaseTtl,
+        holder: Option<String>,
     ) -> PyResult<Lease> {
         let ttl = ttl.0;
-        let lease = run(py, |_| self.pad.renew_lease(&name, token, ttl))?;
+        let holder = self.lease_holder(holder, "renews")?;
+        let lease = run(py, |_| self.pad.renew_lease(&name, token, &holder, ttl))?;
         Ok(Lease(lease))
     }
 
-    /// Gives up the claim `token` made, so another holder may acquire the name at once.
-    fn release_lease(&self, py: Python<'_>, name: String, token: u64) -> PyResult<Lease> {
-        let lease = run(py, |_| self.pad.release_lease(&name, token))?;
+    /// Gives up the claim `token` made, so another holder may acquire the name at once; writes
+    /// carrying `token` are refused from then on. Only its holder may (`holder`, by default this
+    /// object's author): anyone else gets a `Conflict` naming the holder.
+    #[pyo3(signature = (name, token, *, holder=None))]
+    fn release_lease(
+        &self,
+        py: Python<'_>,
+        name: String,
+        token: u64,
+        holder: Option<String>,
+    ) -> PyResult<Lease> {
+        let holder = self.lease_holder(holder, "releases")?;
+        let lease = run(py, |_| self.pad.release_lease(&name, token, &holder))?;
         Ok(Lease(lease))
     }
 
@@ -851,6 +866,18 @@ impl Scratchpad {
         let pad = Arc::new(pad);
         fork::register(py, &pad);
         Self { pad }
+    }
+
+    /// Who renews or releases a lease: the `holder` given, else this object's author.
+    fn lease_holder(&self, holder: Option<String>, does: &str) -> PyResult<String> {
+        holder
+            .or_else(|| self.pad.author().map(str::to_owned))
+            .ok_or_else(|| {
+                invalid(format!(
+                    "only a lease's holder {does} it: pass holder=\"…\" (the name it was acquired \
+                     for), or give this object an author (Scratchpad(…, author=\"…\"))"
+                ))
+            })
     }
 
     /// This object's engine handle, its changes carrying lease `token` when one is given.

@@ -40,6 +40,10 @@ impl Speak for Python {
             Call::List => "`pad.list()`".to_owned(),
             Call::History { name } => format!("`pad.history({name:?})`"),
             Call::Lease { name } => format!("`pad.lease({name:?})`"),
+            // The handle's author as the holder, for a minute: a call that runs as it is printed.
+            Call::AcquireLease { name } => {
+                format!("`pad.acquire_lease({name:?}, pad.author, 60)`")
+            }
             Call::Diff(diff) => {
                 let side = |target: &scratchpad_core::diff::Target| match target.version {
                     Some(version) => format!("({:?}, {version})", target.name),

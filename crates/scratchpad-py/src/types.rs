@@ -685,10 +685,15 @@ impl Lease {
     fn name(&self) -> &str {
         &self.0.name
     }
-    /// Who holds or last held it; `None` once released.
+    /// Who holds or last held it.
     #[getter]
     fn holder(&self) -> Option<&str> {
         self.0.holder.as_deref()
+    }
+    /// When its holder released it; `None` while it is claimed.
+    #[getter]
+    fn released_at(&self) -> Option<i64> {
+        self.0.released_at
     }
     /// The fencing token: pass it as `lease=` with the writes the lease guards.
     #[getter]

@@ -105,6 +105,41 @@ def test_a_stale_token_is_refused_after_a_successor_wrote(store: str) -> None:
     assert a.read("plan", full=True).text == "1. cache tokens\n"
 
 
+def test_only_the_holder_renews_or_releases_and_a_released_token_fences(store: str) -> None:
+    """Regression: anyone could renew or release another holder's lease with the token a lease
+    shows, and a write carrying a released lease's token still landed."""
+    a = Scratchpad(store, session="test", author="agent-a")
+    b = Scratchpad(store, session="test", author="agent-b")
+    lease = a.acquire_lease("plan", "agent-a", 60)
+    a.write("plan", "1. profile the parser\n", lease=lease.token)
+    shown = b.lease("plan")
+    assert shown is not None and shown.token == lease.token
+    for refused in (
+        lambda: b.renew_lease("plan", shown.token, "1h"),
+        lambda: b.release_lease("plan", shown.token),
+        lambda: a.release_lease("plan", shown.token, holder="agent-b"),
+    ):
+        with pytest.raises(Conflict) as caught:
+            refused()
+        assert caught.value.holder == "agent-a" and caught.value.lease_token == lease.token
+        assert "held by `agent-a`" in str(caught.value) and "`agent-b`" in str(caught.value)
+    assert a.lease("plan").state == "held"  # type: ignore[union-attr]
+    with pytest.raises(InvalidArgument, match="holder"):
+        Scratchpad(store, session="test").release_lease("plan", lease.token)
+
+    released = a.release_lease("plan", lease.token)
+    assert (released.state, released.holder) == ("released", "agent-a")
+    assert released.released_at is not None
+    with pytest.raises(Conflict) as caught:
+        a.write("plan", "a late change\n", lease=lease.token)
+    err = caught.value
+    assert err.stale_token == lease.token and "was released" in str(err)
+    # The message names the call that claims it again, and that call runs.
+    again = [run(a, call) for call in calls(str(err)) if call.startswith("pad.acquire_lease(")]
+    assert len(again) == 1 and again[0].holder == "agent-a" and again[0].token == lease.token + 1
+    assert a.read("plan", full=True).text == "1. profile the parser\n"
+
+
 def test_a_token_for_a_name_never_leased_names_the_lease_call(pad: Scratchpad) -> None:
     with pytest.raises(Conflict) as caught:
         pad.write("plan", "x", lease=7)

@@ -181,6 +181,12 @@ impl Command {
             Self::Lease(LeaseArgs {
                 command: LeaseCommand::Acquire(args),
             }) => &args.who,
+            Self::Lease(LeaseArgs {
+                command: LeaseCommand::Renew(args),
+            }) => &args.who,
+            Self::Lease(LeaseArgs {
+                command: LeaseCommand::Release(args),
+            }) => &args.who,
             Self::Read(_)
             | Self::Show(_)
             | Self::Ls(_)
@@ -1078,9 +1084,9 @@ pub struct DiffArgs {
     Examples:\n  \
     token=$(scratchpad lease acquire plan --holder agent-a --ttl 60s)\n  \
     scratchpad write plan '1. profile the parser' --lease \"$token\"\n  \
-    scratchpad lease renew plan --token \"$token\" --ttl 60s\n  \
+    scratchpad lease renew plan --token \"$token\" --holder agent-a --ttl 60s\n  \
     scratchpad lease show plan\n  \
-    scratchpad lease release plan --token \"$token\""
+    scratchpad lease release plan --token \"$token\" --holder agent-a"
 )]
 pub struct LeaseArgs {
     #[command(subcommand)]
@@ -1123,35 +1129,48 @@ pub struct LeaseAcquireArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Extend the claim that TOKEN made on NAME to --ttl from now, and print the \
-    token again. Refused once a newer token was issued for NAME (someone claimed it after yours \
-    lapsed); a lapsed lease that nobody claimed since is renewed.\n\n\
+    token again. Only the holder that acquired it may (--holder, or --author / SCRATCHPAD_AUTHOR); \
+    anyone else is refused and told who holds it. Refused too once a newer token was issued for \
+    NAME (someone claimed it after yours lapsed) or the claim was released; a lapsed lease that \
+    nobody claimed since is renewed.\n\n\
     Example:\n  \
-    scratchpad lease renew plan --token 7 --ttl 60s"
+    scratchpad lease renew plan --token 7 --holder agent-a --ttl 60s"
 )]
 pub struct LeaseRenewArgs {
     pub name: String,
     /// The token `lease acquire` printed
     #[arg(long, value_name = "TOKEN")]
     pub token: u64,
+    /// Who holds it [default: --author / SCRATCHPAD_AUTHOR]
+    #[arg(long, value_name = "H")]
+    pub holder: Option<String>,
     /// How long from now the claim lasts
     #[arg(long, value_name = "DURATION", default_value = "60s")]
     pub ttl: String,
+    #[command(flatten)]
+    pub who: Who,
 }
 
-/// Give up a claim, so another holder may take the name at once.
+/// Give up a claim you hold, so another holder may take the name at once.
 #[derive(Debug, Args)]
 #[command(
     long_about = "Give up the claim that TOKEN made on NAME, so another holder may acquire it \
-    at once. Releasing twice is harmless; releasing a claim that was superseded fails and says by \
-    whom.\n\n\
+    at once; from then on a write carrying TOKEN is refused. Only the holder that acquired it may \
+    (--holder, or --author / SCRATCHPAD_AUTHOR); anyone else is refused and told who holds it. \
+    Releasing twice is harmless; releasing a claim that was superseded fails and says by whom.\n\n\
     Example:\n  \
-    scratchpad lease release plan --token 7"
+    scratchpad lease release plan --token 7 --holder agent-a"
 )]
 pub struct LeaseReleaseArgs {
     pub name: String,
     /// The token `lease acquire` printed
     #[arg(long, value_name = "TOKEN")]
     pub token: u64,
+    /// Who holds it [default: --author / SCRATCHPAD_AUTHOR]
+    #[arg(long, value_name = "H")]
+    pub holder: Option<String>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Show who holds a name, with which token, until when.

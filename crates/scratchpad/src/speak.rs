@@ -61,6 +61,9 @@ impl Speak for Shell {
             Call::List => format!("{} ls", self.command),
             Call::History { name } => format!("{} history {}", self.command, shell_word(name)),
             Call::Lease { name } => format!("{} lease show {}", self.command, shell_word(name)),
+            Call::AcquireLease { name } => {
+                format!("{} lease acquire {}", self.command, shell_word(name))
+            }
             Call::Diff(diff) => format!("{} diff {}", self.command, diff_args(diff)),
             Call::Check => format!("{} check", self.command),
         }

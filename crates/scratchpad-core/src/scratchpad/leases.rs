@@ -55,27 +55,46 @@ impl Scratchpad {
         )
     }
 
-    /// Extends the claim that `token` made to `ttl` from now. Refused once a newer token was
-    /// issued for the name ([`ConflictKind::Fenced`](crate::ConflictKind::Fenced)); a lapsed
-    /// lease nobody claimed since is renewed.
-    pub fn renew_lease(&self, name: &str, token: u64, ttl: Duration) -> Result<Lease> {
+    /// Extends the claim that `token` made to `ttl` from now; only `holder`, who made the claim,
+    /// may ([`ConflictKind::NotHolder`](crate::ConflictKind::NotHolder) names who holds it).
+    /// Refused once a newer token was issued for the name
+    /// ([`ConflictKind::Fenced`](crate::ConflictKind::Fenced)) or the claim was released
+    /// ([`ConflictKind::Released`](crate::ConflictKind::Released)); a lapsed lease nobody claimed
+    /// since is renewed.
+    pub fn renew_lease(
+        &self,
+        name: &str,
+        token: u64,
+        holder: &str,
+        ttl: Duration,
+    ) -> Result<Lease> {
         validate_name("name", name)?;
+        validate_author(holder)?;
         self.store.lease(
             &self.session,
             name,
             LeaseOp::Renew {
                 token,
+                holder: holder.trim(),
                 ttl_ms: ttl_ms(ttl)?,
             },
         )
     }
 
-    /// Gives up the claim that `token` made, so another holder may acquire the name at once.
-    /// Releasing again changes nothing.
-    pub fn release_lease(&self, name: &str, token: u64) -> Result<Lease> {
+    /// Gives up the claim that `token` made, so another holder may acquire the name at once; only
+    /// `holder`, who made the claim, may. Its token guards no change from then on. Releasing
+    /// again changes nothing.
+    pub fn release_lease(&self, name: &str, token: u64, holder: &str) -> Result<Lease> {
         validate_name("name", name)?;
-        self.store
-            .lease(&self.session, name, LeaseOp::Release { token })
+        validate_author(holder)?;
+        self.store.lease(
+            &self.session,
+            name,
+            LeaseOp::Release {
+                token,
+                holder: holder.trim(),
+            },
+        )
     }
 
     /// The lease on `name` as the store sees it now, if it was ever acquired.

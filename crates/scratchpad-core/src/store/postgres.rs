@@ -166,6 +166,9 @@ impl Backend for Postgres {
         now_ms: server_now_ms!(),
         ilike: "ILIKE",
         lock_name: Some("SELECT pg_advisory_xact_lock(hashtextextended(?1 || '/' || ?2, 0))"),
+        lock_content: Some(
+            "SELECT pg_advisory_xact_lock(hashtextextended('scratchpad.content:' || COALESCE(current_schema(), '') || ':' || ?1, 0))",
+        ),
         lock_gc: Some(
             "SELECT pg_advisory_xact_lock(hashtextextended('scratchpad.gc:' || COALESCE(current_schema(), ''), 0))",
         ),
@@ -210,6 +213,10 @@ impl Backend for Postgres {
             (
                 20261125160000,
                 include_str!("../../migrations/postgres/20261125160000_previews_reused.sql"),
+            ),
+            (
+                20261126090000,
+                include_str!("../../migrations/postgres/20261126090000_lease_release.sql"),
             ),
         ],
         search: SearchSql {

@@ -299,6 +299,7 @@ impl Backend for Sqlite {
         // ASCII letters match regardless of case, like PostgreSQL's ILIKE.
         ilike: "LIKE",
         lock_name: None,
+        lock_content: None,
         lock_gc: None,
         lock_migrations: None,
         // Content large enough to stage goes to side files; no staging rows are ever written.
@@ -328,6 +329,10 @@ impl Backend for Sqlite {
             (
                 20261125160000,
                 include_str!("../../migrations/sqlite/20261125160000_previews_reused.sql"),
+            ),
+            (
+                20261126090000,
+                include_str!("../../migrations/sqlite/20261126090000_lease_release.sql"),
             ),
         ],
         search: SearchSql {

@@ -45,7 +45,7 @@ fn lease_child_claims() {
             .unwrap()
             .text;
         assert_eq!(seen, body, "someone wrote `job` while {me} held it");
-        let released = pad.release_lease("job", lease.token).unwrap();
+        let released = pad.release_lease("job", lease.token, &me).unwrap();
         pad.append(
             "claims",
             &format!(
@@ -171,9 +171,9 @@ fn a_stale_token_is_refused_after_its_successor_wrote(backend: Backend) {
         stale.delete("plan", None).map(|_| ()),
         stale.rename("plan", "renamed", None).map(|_| ()),
         stale.restore("plan", 1, None).map(|_| ()),
-        a.renew_lease("plan", first.token, Duration::from_secs(60))
+        a.renew_lease("plan", first.token, "agent-a", Duration::from_secs(60))
             .map(|_| ()),
-        a.release_lease("plan", first.token).map(|_| ()),
+        a.release_lease("plan", first.token, "agent-a").map(|_| ()),
     ];
     for refusal in refusals {
         match refusal {
@@ -224,12 +224,12 @@ fn tokens_only_grow_per_name_and_session(backend: Backend) {
     for expected in 1..=3 {
         let lease = pad.acquire_lease("plan", "me", ttl).unwrap();
         assert_eq!(lease.token, expected);
-        let renewed = pad.renew_lease("plan", lease.token, ttl).unwrap();
+        let renewed = pad.renew_lease("plan", lease.token, "me", ttl).unwrap();
         assert_eq!(renewed.token, expected);
         assert!(renewed.expires_at >= lease.expires_at);
-        pad.release_lease("plan", lease.token).unwrap();
+        pad.release_lease("plan", lease.token, "me").unwrap();
         // Releasing twice changes nothing.
-        let again = pad.release_lease("plan", lease.token).unwrap();
+        let again = pad.release_lease("plan", lease.token, "me").unwrap();
         assert_eq!(again.state(), LeaseState::Released);
     }
     assert_eq!(pad.acquire_lease("other", "me", ttl).unwrap().token, 1);
@@ -269,9 +269,102 @@ fn a_token_for_a_name_nobody_leased_is_refused(backend: Backend) {
     );
 }
 
+/// Regression: anyone could renew or release another holder's lease with the token `lease show`
+/// prints, and a write carrying the token of a released lease still landed.
+fn only_the_holder_renews_or_releases_and_a_released_token_fences(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let ttl = Duration::from_secs(60);
+    let a = pad.with_author("agent-a").unwrap();
+    let lease = a.acquire_lease("plan", "agent-a", ttl).unwrap();
+    a.with_lease(Some(lease.token))
+        .write("plan", "1. profile the parser\n", WriteOptions::default())
+        .unwrap();
+
+    // B reads the token off the lease and tries to renew and release it: refused, naming A.
+    let shown = pad.lease("plan").unwrap().unwrap();
+    assert_eq!(shown.token, lease.token);
+    let refusals = [
+        pad.renew_lease("plan", shown.token, "agent-b", Duration::from_secs(3_600)),
+        pad.release_lease("plan", shown.token, "agent-b"),
+    ];
+    for refusal in refusals {
+        let err = refusal.unwrap_err();
+        let message = err.to_string();
+        let Error::Conflict(ConflictKind::NotHolder {
+            caller,
+            lease: held,
+        }) = err
+        else {
+            panic!("another holder's lease was renewed or released: {err:?}");
+        };
+        assert_eq!(caller, "agent-b");
+        assert_eq!(held.holder.as_deref(), Some("agent-a"));
+        assert!(
+            message.contains("is held by `agent-a` until")
+                && message.contains("this call came from `agent-b`"),
+            "{message}"
+        );
+    }
+    let after = pad.lease("plan").unwrap().unwrap();
+    assert_eq!(after.state(), LeaseState::Held);
+    assert_eq!(
+        after.expires_at, lease.expires_at,
+        "B's renewal changed nothing"
+    );
+    assert!(
+        pad.acquire_lease("plan", "agent-b", ttl).is_err(),
+        "B's release changed nothing"
+    );
+
+    // A renews and releases its own claim; then its token guards nothing.
+    a.renew_lease("plan", lease.token, "agent-a", ttl).unwrap();
+    let released = a.release_lease("plan", lease.token, "agent-a").unwrap();
+    assert_eq!(released.state(), LeaseState::Released);
+    assert_eq!(released.holder.as_deref(), Some("agent-a"));
+    assert!(released.released_at.is_some());
+    let late = a.with_lease(Some(lease.token));
+    let refusals = [
+        late.write("plan", "late\n", WriteOptions::default())
+            .map(|_| ()),
+        late.append("plan", "late\n", WriteOptions::default())
+            .map(|_| ()),
+        late.edit("plan", "profile", "rewrite", false, None)
+            .map(|_| ()),
+        late.pin("plan", true, None).map(|_| ()),
+        late.delete("plan", None).map(|_| ()),
+        a.renew_lease("plan", lease.token, "agent-a", ttl)
+            .map(|_| ()),
+    ];
+    for refusal in refusals {
+        let err = refusal.unwrap_err();
+        let message = err.to_string();
+        assert!(
+            matches!(&err, Error::Conflict(ConflictKind::Released { token, .. }) if *token == lease.token),
+            "a released token was not fenced off: {err:?}"
+        );
+        assert!(
+            message.contains("was released at")
+                && message.contains("by `agent-a`")
+                && message.contains("acquire_lease(\"plan\""),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        pad.read("plan", &ReadMode::Full { force: true }, None)
+            .unwrap()
+            .text,
+        "1. profile the parser\n"
+    );
+    // Releasing again changes nothing; another holder may acquire it now, with a new token.
+    a.release_lease("plan", lease.token, "agent-a").unwrap();
+    let next = pad.acquire_lease("plan", "agent-b", ttl).unwrap();
+    assert_eq!(next.token, lease.token + 1);
+}
+
 backend_tests!(
     racing_processes_hold_a_lease_one_at_a_time,
     a_stale_token_is_refused_after_its_successor_wrote,
     tokens_only_grow_per_name_and_session,
-    a_token_for_a_name_nobody_leased_is_refused
+    a_token_for_a_name_nobody_leased_is_refused,
+    only_the_holder_renews_or_releases_and_a_released_token_fences,
 );

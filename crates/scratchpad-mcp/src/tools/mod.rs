@@ -100,7 +100,8 @@ pub fn definitions() -> Vec<Tool> {
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
             "Claim a note while you work on it: `action`=acquire gives a `token` (for `ttl`, default \
-             60s; `holder`: you) to pass as `lease` to writes; writes with an outdated one are refused.",
+             60s; `holder`: you) to pass as `lease` to writes; writes with an outdated or released one \
+             are refused.",
             annotations(false, false, false),
         ),
     ]
@@ -495,6 +496,12 @@ fn lease(pad: &Scratchpad, args: LeaseArgs) -> Result<CallToolResult, Failure> {
         })
     };
     let name = &args.name;
+    // Who acquires, and who must hold a lease to renew or release it: the client unless it says.
+    let holder = args
+        .holder
+        .as_deref()
+        .or(pad.author())
+        .unwrap_or("an unnamed client");
     let (lease, verb) = match args.action {
         LeaseAction::Show => match pad.lease(name)? {
             Some(lease) => (lease, "Lease on"),
@@ -502,23 +509,16 @@ fn lease(pad: &Scratchpad, args: LeaseArgs) -> Result<CallToolResult, Failure> {
                 return Ok(render::no_lease_result(name, pad.session()));
             }
         },
-        LeaseAction::Acquire => {
-            let holder = args
-                .holder
-                .as_deref()
-                .or(pad.author())
-                .unwrap_or("an unnamed client");
-            (
-                pad.acquire_lease(name, holder, ttl)?,
-                "Acquired the lease on",
-            )
-        }
+        LeaseAction::Acquire => (
+            pad.acquire_lease(name, holder, ttl)?,
+            "Acquired the lease on",
+        ),
         LeaseAction::Renew => (
-            pad.renew_lease(name, token("renew")?, ttl)?,
+            pad.renew_lease(name, token("renew")?, holder, ttl)?,
             "Renewed the lease on",
         ),
         LeaseAction::Release => (
-            pad.release_lease(name, token("release")?)?,
+            pad.release_lease(name, token("release")?, holder)?,
             "Released the lease on",
         ),
     };

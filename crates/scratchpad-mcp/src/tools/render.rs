@@ -331,20 +331,22 @@ pub fn diff_result(reply: &DiffReply) -> CallToolResult {
 pub fn lease_result(lease: &Lease, verb: &str) -> CallToolResult {
     let state = lease.state();
     let mut text = format!("{verb} `{}`: ", lease.name);
-    match (&lease.holder, state) {
-        (Some(holder), scratchpad_core::LeaseState::Held) => text.push_str(&format!(
+    let holder = lease.holder.as_deref().unwrap_or("nobody");
+    match state {
+        scratchpad_core::LeaseState::Held => text.push_str(&format!(
             "token {}, held by {holder} until {} ({} by the store's clock).",
             lease.token,
             utc_time(lease.expires_at),
             span(lease.remaining_ms())
         )),
-        (Some(holder), _) => text.push_str(&format!(
+        scratchpad_core::LeaseState::Expired => text.push_str(&format!(
             "token {}, last held by {holder}, expired at {}; anyone may acquire it.",
             lease.token,
             utc_time(lease.expires_at)
         )),
-        (None, _) => text.push_str(&format!(
-            "released (latest token {}); anyone may acquire it.",
+        scratchpad_core::LeaseState::Released => text.push_str(&format!(
+            "released by {holder} (latest token {}, which no write may carry now); anyone may \
+             acquire it.",
             lease.token
         )),
     }

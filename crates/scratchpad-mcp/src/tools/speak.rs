@@ -109,7 +109,11 @@ pub fn call_arguments(call: &Call) -> Option<JsonObject> {
             mode,
         } => Some(read_version_arguments(name, *version, mode)),
         Call::Diff(diff) => Some(diff_arguments(diff)),
-        Call::List | Call::History { .. } | Call::Lease { .. } | Call::Check => None,
+        Call::List
+        | Call::History { .. }
+        | Call::Lease { .. }
+        | Call::AcquireLease { .. }
+        | Call::Check => None,
     }
 }
 
@@ -135,6 +139,10 @@ impl Speak for Mcp {
             Call::Lease { name } => {
                 spell(LEASE, &[("name", json!(name)), ("action", json!("show"))])
             }
+            Call::AcquireLease { name } => spell(
+                LEASE,
+                &[("name", json!(name)), ("action", json!("acquire"))],
+            ),
             Call::Diff(diff) => spell(READ, &diff_pairs(diff)),
             // No tool checks the store: the person who runs it does, with the CLI.
             Call::Check => {

@@ -193,6 +193,68 @@ async fn two_clients_share_a_plan_under_a_lease() {
     assert!(!now.contains("lexer"), "{now}");
 }
 
+/// Regression: any client could renew or release another client's lease with the token the lease
+/// shows, and a write carrying a released lease's token still landed.
+#[tokio::test]
+async fn only_the_holder_renews_or_releases_and_a_released_token_fences() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let a = Agent::connect(&pad, "agent-a").await;
+    let b = Agent::connect(&pad, "agent-b").await;
+    a.ok(
+        "scratchpad_lease",
+        json!({"name": "plan", "action": "acquire", "ttl": "60s"}),
+    )
+    .await;
+    a.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "1. profile the parser\n", "lease": 1}),
+    )
+    .await;
+    let (_, shown) = b.ok("scratchpad_lease", json!({"name": "plan"})).await;
+    assert_eq!(shown["token"], 1);
+    for action in ["renew", "release"] {
+        let refused = b
+            .fails(
+                "scratchpad_lease",
+                json!({"name": "plan", "action": action, "token": 1}),
+            )
+            .await;
+        assert!(
+            refused.contains("is held by `agent-a` until")
+                && refused.contains("this call came from `agent-b`"),
+            "{refused}"
+        );
+    }
+    let (_, still) = a.ok("scratchpad_lease", json!({"name": "plan"})).await;
+    assert_eq!(
+        (still["state"].as_str(), still["holder"].as_str()),
+        (Some("held"), Some("agent-a"))
+    );
+
+    let (said, released) = a
+        .ok(
+            "scratchpad_lease",
+            json!({"name": "plan", "action": "release", "token": 1}),
+        )
+        .await;
+    assert_eq!(released["state"], "released");
+    assert!(said.contains("released by agent-a"), "{said}");
+    let late = a
+        .fails(
+            "scratchpad_write",
+            json!({"name": "plan", "content": "a late change\n", "lease": 1}),
+        )
+        .await;
+    assert!(
+        late.contains("lease token 1 on `plan` was released at")
+            && late.contains("scratchpad_lease(name=\"plan\", action=\"acquire\")"),
+        "{late}"
+    );
+    let (now, _) = b.ok("scratchpad_read", json!({"name": "plan"})).await;
+    assert!(!now.contains("late"), "{now}");
+}
+
 #[tokio::test]
 async fn diffs_between_entries_go_on_with_their_cursor() {
     let dir = tempfile::tempdir().unwrap();

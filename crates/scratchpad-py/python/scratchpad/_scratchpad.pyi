@@ -325,8 +325,11 @@ class Scratchpad:
     def lease(self, name: str) -> Optional[Lease]: ...
     def acquire_lease(self, name: str, holder: str, ttl: Ttl) -> Lease:
         """Claims ``name``; pass ``lease=result.token`` to the writes it guards."""
-    def renew_lease(self, name: str, token: int, ttl: Ttl) -> Lease: ...
-    def release_lease(self, name: str, token: int) -> Lease: ...
+    def renew_lease(self, name: str, token: int, ttl: Ttl, *, holder: Optional[str] = None) -> Lease:
+        """Only the holder (``holder``, by default this object's author) may renew its claim."""
+    def release_lease(self, name: str, token: int, *, holder: Optional[str] = None) -> Lease:
+        """Only the holder (``holder``, by default this object's author) may release its claim;
+        writes carrying ``token`` are refused from then on."""
     def check(self) -> CheckReport:
         """Reads every content of the store back and verifies it."""
 
@@ -425,6 +428,9 @@ class Lease:
     def acquired_at(self) -> int: ...
     @property
     def expires_at(self) -> int: ...
+    @property
+    def released_at(self) -> Optional[int]:
+        """When its holder released it; ``None`` while it is claimed."""
     @property
     def state(self) -> str:
         """``held``, ``expired`` or ``released``."""

@@ -61,18 +61,19 @@ class InvalidName(InvalidArgument):
 
 class Conflict(ScratchpadError):
     """``if_version`` did not match, the entry exists where it must not, or a lease says no: someone
-    else holds it, or the write's ``lease`` token is stale (a newer one was issued since)."""
+    else holds it (to acquire, renew or release), or the write's ``lease`` token is stale (a newer
+    one was issued since) or was released."""
 
     name: str
     #: The version the write expected (``None`` when it asked to create the entry, or for leases).
     expected_version: Optional[int]
     #: The entry's version now (``None`` when it does not exist, or for leases).
     current_version: Optional[int]
-    #: Leases: who holds or last held the lease (``None`` once released).
+    #: Leases: who holds or last held the lease.
     holder: Optional[str] = None
     #: Leases: the token of the latest claim.
     lease_token: Optional[int] = None
-    #: A refused write: the lease token it carried.
+    #: A refused write or renewal: the lease token it carried.
     stale_token: Optional[int] = None
 
 

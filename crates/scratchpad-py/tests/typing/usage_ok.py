@@ -61,7 +61,8 @@ def versions_and_leases(pad: Scratchpad) -> str:
         holder: Optional[str] = err.holder
         assert holder is not None
     current: Optional[Lease] = pad.lease("plan")
-    agent.release_lease("plan", lease.token)
+    agent.release_lease("plan", lease.token, holder="agent-b")
+    released_at: Optional[int] = current.released_at if current else None
     history: History = pad.history("plan")
     authors = [version.author for version in history]
     old: ReadReply = pad.read("plan", version=history.versions[-1].version, lines=(1, 10))

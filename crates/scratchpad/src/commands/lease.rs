@@ -12,32 +12,34 @@ use crate::cli::{LeaseArgs, LeaseCommand};
 pub fn lease(ctx: &mut Ctx, args: LeaseArgs) -> anyhow::Result<u8> {
     match args.command {
         LeaseCommand::Acquire(args) => {
-            let holder = match args.holder.as_deref().or(ctx.pad.author()) {
-                Some(holder) => holder.to_owned(),
-                None => anyhow::bail!(
-                    "say who holds the lease: --holder NAME, or --author / SCRATCHPAD_AUTHOR for all commands"
-                ),
-            };
+            let holder = holder(ctx, args.holder.as_deref(), "holds the lease")?;
             let lease = ctx
                 .pad
                 .acquire_lease(&args.name, &holder, duration(&args.ttl)?)?;
             print_token(ctx, &lease, "leased")
         }
         LeaseCommand::Renew(args) => {
-            let lease = ctx
-                .pad
-                .renew_lease(&args.name, args.token, duration(&args.ttl)?)?;
+            let holder = holder(ctx, args.holder.as_deref(), "renews the lease (its holder)")?;
+            let lease =
+                ctx.pad
+                    .renew_lease(&args.name, args.token, &holder, duration(&args.ttl)?)?;
             print_token(ctx, &lease, "renewed the lease on")
         }
         LeaseCommand::Release(args) => {
-            let lease = ctx.pad.release_lease(&args.name, args.token)?;
+            let holder = holder(
+                ctx,
+                args.holder.as_deref(),
+                "releases the lease (its holder)",
+            )?;
+            let lease = ctx.pad.release_lease(&args.name, args.token, &holder)?;
             if ctx.json {
                 ctx.print_json(&lease)?;
             } else {
                 writeln!(
                     ctx.out,
-                    "released the lease on `{}` (token {}); anyone may acquire it now",
-                    lease.name, lease.token
+                    "released the lease on `{}` (token {}); anyone may acquire it now, and writes \
+                     carrying token {} are refused",
+                    lease.name, lease.token, lease.token
                 )?;
             }
             Ok(0)
@@ -59,6 +61,16 @@ pub fn lease(ctx: &mut Ctx, args: LeaseArgs) -> anyhow::Result<u8> {
             }
             Ok(0)
         }
+    }
+}
+
+/// Who acquires, renews or releases a lease: `--holder`, else the author of every command.
+fn holder(ctx: &Ctx, given: Option<&str>, does: &str) -> anyhow::Result<String> {
+    match given.or(ctx.pad.author()) {
+        Some(holder) => Ok(holder.to_owned()),
+        None => anyhow::bail!(
+            "say who {does}: --holder NAME, or --author / SCRATCHPAD_AUTHOR for all commands"
+        ),
     }
 }
 
@@ -101,7 +113,10 @@ fn show(ctx: &mut Ctx, lease: &Lease) -> anyhow::Result<()> {
             utc_time(lease.expires_at),
             span(lease.now - lease.expires_at)
         ),
-        LeaseState::Released => format!("released at {}", utc_time(lease.expires_at)),
+        LeaseState::Released => format!(
+            "released at {}",
+            utc_time(lease.released_at.unwrap_or(lease.expires_at))
+        ),
     };
     let rows = [
         ("lease", format!("`{}`", lease.name)),

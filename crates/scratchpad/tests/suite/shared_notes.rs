@@ -134,6 +134,84 @@ fn two_agents_share_a_plan_on_sqlite() {
     );
 }
 
+/// Regression: anyone could renew or release another agent's lease with the token `lease show`
+/// prints, and a write carrying a released lease's token still landed.
+#[test]
+fn only_the_holder_renews_or_releases_and_a_released_token_fences() {
+    let pad = Pad::new();
+    let a = Agent {
+        pad: &pad,
+        session: "team",
+        author: "agent-a",
+    };
+    let b = Agent {
+        pad: &pad,
+        session: "team",
+        author: "agent-b",
+    };
+    assert_eq!(a.ok(&["lease", "acquire", "plan", "--ttl", "60s"]), "1\n");
+    a.ok(&["write", "plan", "1. profile the parser\n", "--lease", "1"]);
+    assert!(b.ok(&["lease", "show", "plan"]).contains("token:    1"));
+    for command in [
+        &["lease", "renew", "plan", "--token", "1", "--ttl", "1h"][..],
+        &["lease", "release", "plan", "--token", "1"],
+    ] {
+        let refused = b.run(command).fails();
+        assert!(
+            refused.stderr.contains("is held by `agent-a` until")
+                && refused.stderr.contains("this call came from `agent-b`")
+                && refused.stderr.contains("lease show plan"),
+            "{command:?}: {}",
+            refused.stderr
+        );
+    }
+    assert!(b.ok(&["lease", "show", "plan"]).contains("state:    held"));
+
+    let released = a.ok(&["lease", "release", "plan", "--token", "1"]);
+    assert!(
+        released.contains("released the lease on `plan` (token 1)")
+            && released.contains("writes carrying token 1 are refused"),
+        "{released}"
+    );
+    let shown = b.ok(&["lease", "show", "plan"]);
+    assert!(
+        shown.contains("state:    released") && shown.contains("holder:   agent-a"),
+        "{shown}"
+    );
+    let late = a
+        .run(&["write", "plan", "a late change\n", "--lease", "1"])
+        .fails();
+    assert!(
+        late.stderr
+            .contains("lease token 1 on `plan` was released at")
+            && late.stderr.contains("by `agent-a`")
+            && late.stderr.contains("lease acquire plan"),
+        "{}",
+        late.stderr
+    );
+    assert_eq!(a.ok(&["read", "plan", "--raw"]), "1. profile the parser\n");
+    // Without a name to check, renewing or releasing is refused with what to pass.
+    let anonymous = pad
+        .command(&[
+            "--session",
+            "team",
+            "lease",
+            "release",
+            "plan",
+            "--token",
+            "1",
+        ])
+        .env_remove("SCRATCHPAD_AUTHOR")
+        .output()
+        .unwrap();
+    assert!(!anonymous.status.success());
+    assert!(
+        String::from_utf8_lossy(&anonymous.stderr).contains("--holder NAME"),
+        "{}",
+        String::from_utf8_lossy(&anonymous.stderr)
+    );
+}
+
 #[test]
 fn every_new_command_has_help_with_examples() {
     let pad = Pad::new();

@@ -284,6 +284,11 @@ pub(super) fn settle_blob(
     stats: &BlobStats,
     pending: &Settling<'_>,
 ) -> Result<i64, Fail> {
+    // Two writers of new content that is the same would both store it, and the second would fail
+    // on the hash, which is unique: the second waits and takes the first's.
+    if let Some(lock) = dialect.lock_content {
+        c.execute(lock, &[Param::Text(&stats.hash)])?;
+    }
     if let Some(id) = touch_blob(c, dialect, &stats.hash)? {
         if let SettlingContent::Staged(staged) = pending.content {
             c.execute(
@@ -357,10 +362,16 @@ fn blob_facts(stats: &BlobStats, external: bool) -> [Param<'_>; 7] {
 /// Deletes a blob when no entry and no kept version points at it any more; returns the bytes
 /// freed. The row lock comes first and the look for references after it, in a statement of its
 /// own: a writer on another host that is reusing this blob either finished (its entry is seen) or
-/// has not started (it will not find the blob and writes the content anew). A side file is marked
-/// doomed, to be removed once the transaction has committed.
+/// has not started (it will not find the blob and writes the content anew). A blob whose row is
+/// locked is being taken by a writer right now (or released by another transaction) and is left
+/// alone: waiting for it could deadlock with that writer, which may be waiting for a blob this
+/// transaction holds; a blob left with nothing pointing at it is freed by the next collection
+/// pass. A side file is marked doomed, to be removed once the transaction has committed.
 pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, Fail> {
-    let sql = format!("SELECT 1 FROM blobs WHERE id = ?1{}", dialect.lock);
+    let sql = format!(
+        "SELECT 1 FROM blobs WHERE id = ?1{}",
+        dialect.lock_skip_locked
+    );
     if c.first(&sql, &[Param::Int(blob)], |_| Ok(()))?.is_none() {
         return Ok(0);
     }

@@ -1,15 +1,18 @@
 //! Teams of agents: leases with fencing tokens, checked inside the writes that carry them, and the
 //! versions a change replaces, kept as references to blobs like entries are.
 
+use super::content::release_blob;
 use super::*;
+use crate::lease::LeaseState;
 
 /// Times a claim is tried again when the lease it lost to was let go in the meantime.
 const LEASE_CLAIM_ATTEMPTS: usize = 8;
 
-/// The columns a [`Lease`] is read from, after the name, with the store's clock last.
+/// The columns a [`Lease`] is read from, with the store's clock last.
 pub(super) fn lease_sql(dialect: &Dialect, lock: bool) -> String {
     format!(
-        "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 AND name = ?2{}",
+        "SELECT name, holder, token, acquired_at, expires_at, released_at, {} FROM leases \
+         WHERE session = ?1 AND name = ?2{}",
         dialect.now_ms,
         if lock { dialect.lock } else { "" }
     )
@@ -22,7 +25,8 @@ pub(super) fn lease_from_row(row: &dyn Row) -> Result<Lease, Fail> {
         token: row.count(2)?,
         acquired_at: row.int(3)?,
         expires_at: row.int(4)?,
-        now: row.int(5)?,
+        released_at: row.opt_int(5)?,
+        now: row.int(6)?,
     })
 }
 
@@ -41,8 +45,8 @@ pub(super) fn find_lease(
 }
 
 /// The fencing rule: a change carrying lease `token` goes ahead only while no newer token was
-/// issued for `name`. The lease row stays locked until the change commits, so a new claim waits
-/// for it and a change never lands after its successor's claim.
+/// issued for `name` and its claim was not released. The lease row stays locked until the change
+/// commits, so a new claim waits for it and a change never lands after its successor's claim.
 pub(super) fn check_lease(
     c: &mut dyn Conn,
     dialect: &Dialect,
@@ -65,6 +69,12 @@ pub(super) fn check_lease(
             })))
         }
         Some(lease) if lease.token < token => Err(never_issued(token, &lease)),
+        Some(lease) if lease.state() == LeaseState::Released => {
+            Err(Fail::App(Error::Conflict(ConflictKind::Released {
+                token,
+                lease,
+            })))
+        }
         Some(_) => Ok(()),
     }
 }
@@ -88,13 +98,14 @@ pub(super) fn change_lease(
 ) -> Result<Lease, Fail> {
     let clock = format!("SELECT {}", dialect.now_ms);
     // The clock is ?5; a new expiry ?4.
-    let returning = "RETURNING name, holder, token, acquired_at, expires_at, CAST(?5 AS BIGINT)";
+    let returning =
+        "RETURNING name, holder, token, acquired_at, expires_at, released_at, CAST(?5 AS BIGINT)";
     let key = [Param::Text(session), Param::Text(name)];
     match op {
         LeaseOp::Acquire { holder, ttl_ms } => {
             c.execute(
-                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at) \
-                 VALUES (?1, ?2, NULL, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
+                "INSERT INTO leases (session, name, holder, token, acquired_at, expires_at, released_at) \
+                 VALUES (?1, ?2, NULL, 0, 0, 0, 0) ON CONFLICT (session, name) DO NOTHING",
                 &key,
             )?;
             // The row's lock first, the clock after it: a claim that waited for a holder's release
@@ -109,8 +120,9 @@ pub(super) fn change_lease(
                 |r| r.int(0),
             )?;
             let sql = format!(
-                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND (holder IS NULL OR expires_at <= ?5) {returning}"
+                "UPDATE leases SET token = token + 1, holder = ?3, acquired_at = ?5, expires_at = ?4, \
+                 released_at = NULL WHERE session = ?1 AND name = ?2 \
+                 AND (released_at IS NOT NULL OR holder IS NULL OR expires_at <= ?5) {returning}"
             );
             // The lease may lapse between the claim and the look at who holds it (the clock moves
             // on): then claim again.
@@ -135,12 +147,16 @@ pub(super) fn change_lease(
             }
             Err(Fail::App(Error::Raced(name.to_owned())))
         }
-        LeaseOp::Renew { token, ttl_ms } => {
+        LeaseOp::Renew {
+            token,
+            holder,
+            ttl_ms,
+        } => {
             let now = c.one(&clock, &[], |r| r.int(0))?;
             let sql = format!(
                 "UPDATE leases SET expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 {returning}"
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder = ?6 \
+                 AND released_at IS NULL {returning}"
             );
             let params = [
                 key[0],
@@ -148,37 +164,52 @@ pub(super) fn change_lease(
                 Param::count(token),
                 Param::Int(now.saturating_add(ttl_ms)),
                 Param::Int(now),
+                Param::Text(holder),
             ];
             if let Some(lease) = c.first(&sql, &params, lease_from_row)? {
                 return Ok(lease);
             }
-            Err(lease_refused(c, dialect, session, name, token)?)
+            Err(lease_refused(c, dialect, session, name, token, holder)?)
         }
-        LeaseOp::Release { token } => {
+        LeaseOp::Release { token, holder } => {
             let now = c.one(&clock, &[], |r| r.int(0))?;
-            let sql = "UPDATE leases SET holder = NULL, expires_at = ?4 \
-                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder IS NOT NULL \
-                 RETURNING name, holder, token, acquired_at, expires_at, CAST(?4 AS BIGINT)";
-            let params = [key[0], key[1], Param::count(token), Param::Int(now)];
+            let sql = "UPDATE leases SET released_at = ?4, expires_at = ?4 \
+                 WHERE session = ?1 AND name = ?2 AND token = ?3 AND holder = ?5 \
+                 AND released_at IS NULL \
+                 RETURNING name, holder, token, acquired_at, expires_at, released_at, CAST(?4 AS BIGINT)";
+            let params = [
+                key[0],
+                key[1],
+                Param::count(token),
+                Param::Int(now),
+                Param::Text(holder),
+            ];
             if let Some(lease) = c.first(sql, &params, lease_from_row)? {
                 return Ok(lease);
             }
-            // Released already by this very claim: nothing to do.
+            // Released already by its holder, with this very token: nothing to do.
             match find_lease(c, dialect, session, name, false)? {
-                Some(lease) if lease.token == token && lease.holder.is_none() => Ok(lease),
-                _ => Err(lease_refused(c, dialect, session, name, token)?),
+                Some(lease)
+                    if lease.token == token
+                        && lease.state() == LeaseState::Released
+                        && lease.is_holder(holder) =>
+                {
+                    Ok(lease)
+                }
+                _ => Err(lease_refused(c, dialect, session, name, token, holder)?),
             }
         }
     }
 }
 
-/// Why a renewal or release with `token` found nothing to change.
+/// Why a renewal or release with `token`, by `caller`, found nothing to change.
 pub(super) fn lease_refused(
     c: &mut dyn Conn,
     dialect: &Dialect,
     session: &str,
     name: &str,
     token: u64,
+    caller: &str,
 ) -> Result<Fail, Fail> {
     Ok(match find_lease(c, dialect, session, name, false)? {
         None => Fail::App(Error::Conflict(ConflictKind::NoLease {
@@ -189,22 +220,30 @@ pub(super) fn lease_refused(
             Fail::App(Error::Conflict(ConflictKind::Fenced { token, lease }))
         }
         Some(lease) if lease.token < token => never_issued(token, &lease),
-        Some(lease) => Fail::App(Error::invalid(format!(
-            "the lease on `{name}` (token {token}) was released; acquire it again to hold it",
-            name = lease.name
-        ))),
+        Some(lease) if !lease.is_holder(caller) => {
+            Fail::App(Error::Conflict(ConflictKind::NotHolder {
+                caller: caller.trim().to_owned(),
+                lease: Box::new(lease),
+            }))
+        }
+        Some(lease) if lease.state() == LeaseState::Released => {
+            Fail::App(Error::Conflict(ConflictKind::Released { token, lease }))
+        }
+        // The row matched what the change asked for, yet it changed nothing: it moved meanwhile.
+        Some(_) => Fail::App(Error::Raced(name.to_owned())),
     })
 }
 
 /// Before an entry changes: keeps its current version (content by reference) when the entry keeps
-/// history, then drops what the policy no longer keeps. `keep: None` asks the entry itself.
+/// history, then drops what the policy no longer keeps; their content is released with `dropped`.
+/// `keep: None` asks the entry itself.
 pub(super) fn keep_version(
     c: &mut dyn Conn,
-    dialect: &Dialect,
     key: i64,
     keep: Option<bool>,
     policy: &HistoryPolicy,
     now: i64,
+    dropped: &mut Dropped,
 ) -> Result<(), Fail> {
     let keep = match keep {
         Some(keep) => keep,
@@ -229,7 +268,7 @@ pub(super) fn keep_version(
     let oldest_kept = policy
         .max_age_ms
         .map_or(i64::MIN, |age| now.saturating_sub(age));
-    let dropped = c.rows(
+    let trimmed = c.rows(
         "DELETE FROM versions WHERE entry = ?1 AND (replaced_at < ?3 OR version <= \
          (SELECT version FROM versions WHERE entry = ?1 ORDER BY version DESC LIMIT 1 OFFSET ?2)) \
          RETURNING blob",
@@ -240,7 +279,7 @@ pub(super) fn keep_version(
         ],
         |r| r.int(0),
     )?;
-    release_blobs(c, dialect, dropped)?;
+    dropped.0.extend(trimmed);
     Ok(())
 }
 
@@ -294,6 +333,24 @@ pub(super) fn drop_versions(c: &mut dyn Conn, key: i64) -> Result<Vec<i64>, Fail
         &[Param::Int(key)],
         |r| r.int(0),
     )
+}
+
+/// Blobs a transaction stopped pointing at, released together at its end, once every reference
+/// the transaction makes is in place. Content is stored once per hash, so a write may drop a
+/// reference to a blob (a version the history no longer keeps) and take one to the same blob (its
+/// new content is that version's): released at once, the blob would be freed under the write.
+#[derive(Debug, Default)]
+pub(super) struct Dropped(pub Vec<i64>);
+
+impl Dropped {
+    pub(super) fn push(&mut self, blob: i64) {
+        self.0.push(blob);
+    }
+
+    /// Frees what nothing points at any more; returns the bytes freed.
+    pub(super) fn release(self, c: &mut dyn Conn, dialect: &Dialect) -> Result<u64, Fail> {
+        release_blobs(c, dialect, self.0)
+    }
 }
 
 /// Releases each blob once; returns the bytes freed.

@@ -24,9 +24,9 @@ mod check;
 mod collect;
 mod content;
 mod history;
-use content::{ContentWriter, Settling, release_blob, settle_blob};
+use content::{ContentWriter, Settling, settle_blob};
 use history::{
-    change_lease, check_lease, drop_versions, find_lease, keep_version, record_change,
+    Dropped, change_lease, check_lease, drop_versions, find_lease, keep_version, record_change,
     release_blobs, summarize, version_from_row,
 };
 
@@ -219,6 +219,10 @@ pub struct Dialect {
     /// Serialises writers of one name (`?1` session, `?2` name) until the transaction ends, where
     /// no row lock can (a name being created); `None` where every write holds the store's lock.
     pub lock_name: Option<&'static str>,
+    /// Serialises writers of one content (`?1` its hash) until the transaction ends, so that the
+    /// second finds the first's blob instead of storing it again; `None` where every write holds
+    /// the store's lock.
+    pub lock_content: Option<&'static str>,
     /// Serialises collection passes; `None` where every write holds the store's lock.
     pub lock_gc: Option<&'static str>,
     /// Serialises migrations of processes that start together.
@@ -556,16 +560,32 @@ fn check_version(entry: &Entry, if_version: Option<u64>) -> Result<(), Fail> {
     }
 }
 
+/// Deletes an entry with its kept versions and frees the content nothing else points at; returns
+/// the bytes freed.
 pub(super) fn delete_row(
     c: &mut dyn Conn,
     dialect: &Dialect,
     key: i64,
     blob: i64,
 ) -> Result<u64, Fail> {
-    let kept = drop_versions(c, key)?;
+    let mut dropped = Dropped::default();
+    remove_row(c, dialect, key, blob, &mut dropped)?;
+    dropped.release(c, dialect)
+}
+
+/// Deletes an entry with its kept versions; their content is released with `dropped`.
+fn remove_row(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    key: i64,
+    blob: i64,
+    dropped: &mut Dropped,
+) -> Result<(), Fail> {
+    dropped.0.extend(drop_versions(c, key)?);
     unindex_search(c, dialect, key)?;
     c.execute("DELETE FROM entries WHERE rowid = ?1", &[Param::Int(key)])?;
-    Ok(release_blob(c, dialect, blob)? + release_blobs(c, dialect, kept)?)
+    dropped.push(blob);
+    Ok(())
 }
 
 /// `<stem>_<n>` with the session's next `n`; the counter's row stays locked until commit, so
@@ -682,6 +702,8 @@ fn commit_entry(
     blob: &Settling<'_>,
 ) -> Result<Entry, Fail> {
     let now = write.now;
+    // Released at the end, once the entry points at its new content (see `Dropped`).
+    let mut dropped = Dropped::default();
     let (name, existing) = match &write.name {
         NameChoice::Auto { stem } => (next_auto_name(c, dialect, &write.session, stem)?, None),
         NameChoice::Given(name) => {
@@ -690,7 +712,7 @@ fn commit_entry(
             let mut existing = find_named(c, dialect, &write.session, name)?;
             // An expired entry is gone for every purpose but disk space.
             if let Some((key, entry)) = existing.take_if(|(_, e)| e.info.is_expired(now)) {
-                delete_row(c, dialect, key, entry.blob)?;
+                remove_row(c, dialect, key, entry.blob, &mut dropped)?;
             }
             (name.clone(), existing)
         }
@@ -755,11 +777,11 @@ fn commit_entry(
         Some((key, old)) => {
             keep_version(
                 c,
-                dialect,
                 *key,
                 Some(write.keeps_history),
                 &write.writer.history,
                 now,
+                &mut dropped,
             )?;
             let mut params = vec![Param::Int(*key)];
             params.extend(fields);
@@ -775,9 +797,7 @@ fn commit_entry(
                 &params,
                 entry_from_row,
             )?;
-            if old.blob != blob_id {
-                release_blob(c, dialect, old.blob)?;
-            }
+            dropped.push(old.blob);
             written
         }
         None => {
@@ -807,6 +827,7 @@ fn commit_entry(
     let body = (!whole).then_some(search.as_str());
     let bytes = search.len() as u64;
     index_search(c, dialect, key, &name, body, bytes, existing.is_some())?;
+    dropped.release(c, dialect)?;
     Ok(entry)
 }
 
@@ -969,7 +990,8 @@ impl<B: Backend> Store for SqlStore<B> {
             };
             check_version(&entry, if_version)?;
             check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
-            keep_version(c, dialect, row, None, &writer.history, now)?;
+            let mut dropped = Dropped::default();
+            keep_version(c, row, None, &writer.history, now, &mut dropped)?;
             let (summary, keeps_history) = summarize(&entry, change);
             record_change(c, row, writer.author.as_deref(), &summary, keeps_history)?;
             match change {
@@ -984,7 +1006,7 @@ impl<B: Backend> Store for SqlStore<B> {
                                 version: other.info.version,
                             })));
                         }
-                        delete_row(c, dialect, other_row, other.blob)?;
+                        remove_row(c, dialect, other_row, other.blob, &mut dropped)?;
                     }
                     // A renamed offload becomes a note: it no longer expires.
                     c.execute(
@@ -1022,6 +1044,7 @@ impl<B: Backend> Store for SqlStore<B> {
                 "UPDATE entries SET version = version + 1, updated_at = ?2 WHERE rowid = ?1",
                 &[Param::Int(row), Param::Int(now)],
             )?;
+            dropped.release(c, dialect)?;
             Ok(Some(entry_by_key(c, row)?.info))
         })
     }
