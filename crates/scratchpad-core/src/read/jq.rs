@@ -5,12 +5,17 @@
 //! * the program: at most [`MAX_PROGRAM_BYTES`] bytes and [`MAX_NESTING`] levels of brackets, and no
 //!   recursive definitions (`def f: 1 + f; f` would recurse until the stack overflows; jq's own
 //!   `recurse`, `walk`, `paths` and `reduce` cover what recursion is used for);
-//! * evaluation: at most [`JqLimits::timeout`] of wall clock and [`JqLimits::memory_bytes`] of memory.
+//! * evaluation: at most [`JqLimits::timeout`] of wall clock and [`JqLimits::memory_bytes`] of memory,
+//!   which by default is sized to the document ([`memory_for_document`]): a runaway query over a
+//!   small document ends long before it holds gigabytes.
 //!   Hard limits need a process: a face that calls [`isolate_in`] at startup (the `scratchpad` binary
 //!   does) runs each query in a child process of its own executable ([`worker_main`]) with those
 //!   limits set by the kernel, so a runaway query ends its worker, never the server. Without it (a
 //!   library embedding), the query runs on a thread with a large stack and the caller gets an error
 //!   at the deadline; the abandoned thread then runs on until its query ends;
+//! * at most [`MAX_RUNNING`] queries run at once in a process (a server answers many clients); one
+//!   that finds them all busy waits up to [`JqLimits::queue_wait`], then is refused;
+//! * documents nested more than [`MAX_DOCUMENT_NESTING`] levels deep are refused by name;
 //! * at most [`MAX_OUTPUTS`] values are returned; evaluation stops there without an error, so `.[]`
 //!   over a huge array still answers;
 //! * `env` and `$ENV` are not available (the process environment may hold secrets), nor are
@@ -42,6 +47,40 @@ pub const MAX_PROGRAM_BYTES: usize = 4_000;
 /// Deepest nesting of `(`, `[` and `{` in a program: jaq parses and compiles recursively.
 pub const MAX_NESTING: usize = 64;
 
+/// Deepest nesting of arrays and objects in a document that jq accepts (levels): the JSON parser
+/// (serde_json) recurses per level and refuses a 128th rather than overflow its stack.
+pub const MAX_DOCUMENT_NESTING: usize = 127;
+
+/// Least memory a query gets (bytes): the worker's own code, allocator arenas and buffers, with
+/// room left for an ordinary query over a small document.
+pub const MIN_QUERY_MEMORY_BYTES: u64 = 256 << 20;
+
+/// Most memory a query gets (bytes), whatever the document: past it, one query holds a large part
+/// of an ordinary machine.
+pub const MAX_QUERY_MEMORY_BYTES: u64 = 4 << 30;
+
+/// Memory a query gets per byte of its document (bytes/byte): the parsed document takes up to
+/// about 8 times its text (a `0,` is 2 bytes of text and a 16-byte value plus its slot in an
+/// array), and the values a query builds get 8 times what the parsed document takes.
+pub const QUERY_MEMORY_PER_DOCUMENT_BYTE: u64 = 64;
+
+/// Queries evaluated at once in one process, at most (count; fewer on a machine with fewer cores):
+/// with each at up to [`MAX_QUERY_MEMORY_BYTES`], a server answering many clients would otherwise
+/// hold that many times over.
+pub const MAX_RUNNING: usize = 8;
+
+/// How long a query waits for one of the [`MAX_RUNNING`] slots before it is refused, by default:
+/// long enough for a short query ahead of it to end, short enough that a client is told why.
+const QUEUE_WAIT: Duration = Duration::from_secs(5);
+
+/// The memory a query over a document of `document_bytes` gets: [`QUERY_MEMORY_PER_DOCUMENT_BYTE`]
+/// per byte, at least [`MIN_QUERY_MEMORY_BYTES`] and at most [`MAX_QUERY_MEMORY_BYTES`].
+pub fn memory_for_document(document_bytes: u64) -> u64 {
+    document_bytes
+        .saturating_mul(QUERY_MEMORY_PER_DOCUMENT_BYTE)
+        .clamp(MIN_QUERY_MEMORY_BYTES, MAX_QUERY_MEMORY_BYTES)
+}
+
 /// The argument that makes the `scratchpad` executable a jq worker (see [`worker_main`]).
 pub const WORKER_ARG: &str = "__scratchpad-jq-worker";
 
@@ -53,21 +92,26 @@ const EVAL_STACK_BYTES: usize = 256 * 1024 * 1024;
 pub struct JqLimits {
     /// Wall clock for the whole query.
     pub timeout: Duration,
-    /// Memory of the worker process (its address space), document included.
-    pub memory_bytes: u64,
+    /// Memory of the worker process (its address space), document included; `None` sizes it to
+    /// the document ([`memory_for_document`]).
+    pub memory_bytes: Option<u64>,
+    /// How long a query waits for a free slot when [`MAX_RUNNING`] queries are running.
+    pub queue_wait: Duration,
 }
 
 impl Default for JqLimits {
     fn default() -> Self {
         Self {
             timeout: Duration::from_secs(10),
-            memory_bytes: 4 << 30,
+            memory_bytes: None,
+            queue_wait: QUEUE_WAIT,
         }
     }
 }
 
 impl JqLimits {
-    /// The defaults, or `SCRATCHPAD_JQ_TIMEOUT_MS` and `SCRATCHPAD_JQ_MEMORY_MB` where set.
+    /// The defaults, or `SCRATCHPAD_JQ_TIMEOUT_MS` and `SCRATCHPAD_JQ_MEMORY_MB` (a fixed memory
+    /// limit in place of one sized to the document) where set.
     pub fn from_env() -> Self {
         let number = |name: &str| std::env::var(name).ok()?.trim().parse::<u64>().ok();
         let default = Self::default();
@@ -75,7 +119,8 @@ impl JqLimits {
             timeout: number("SCRATCHPAD_JQ_TIMEOUT_MS")
                 .map_or(default.timeout, Duration::from_millis),
             memory_bytes: number("SCRATCHPAD_JQ_MEMORY_MB")
-                .map_or(default.memory_bytes, |mb| mb.saturating_mul(1 << 20)),
+                .map_or(default.memory_bytes, |mb| Some(mb.saturating_mul(1 << 20))),
+            ..default
         }
     }
 }
@@ -146,7 +191,7 @@ pub(crate) fn run_jq_until(
     stop: Stop<'_>,
 ) -> Result<Vec<Value>, JqError> {
     check_program(program)?;
-    let _slot = WorkerSlot::take(stop)?;
+    let _slot = WorkerSlot::take(stop, limits.queue_wait)?;
     match WORKER.get() {
         Some(exe) => in_worker(exe, document, program, limits, stop),
         None => on_thread(document.to_vec(), program.to_owned(), limits, stop),
@@ -364,19 +409,36 @@ pub fn isolate_in(exe: PathBuf) {
 /// [`JqLimits::memory_bytes`].
 static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
 
-/// One of the evaluation slots (as many as the machine has cores), held until dropped.
+/// Queries that may run at once here: one per core, at most [`MAX_RUNNING`].
+fn slots() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(MAX_RUNNING)
+}
+
+/// One of the evaluation slots, held until dropped.
 struct WorkerSlot;
 
 impl WorkerSlot {
-    /// Waits for a free slot, or until the caller cancels.
-    fn take(stop: Stop<'_>) -> Result<Self, JqError> {
-        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+    /// Waits up to `wait` for a free slot, or until the caller cancels.
+    fn take(stop: Stop<'_>, wait: Duration) -> Result<Self, JqError> {
+        let slots = slots();
+        let deadline = Instant::now() + wait;
         let (lock, freed) = &RUNNING;
         let mut running = lock.lock().unwrap_or_else(PoisonError::into_inner);
-        while *running >= cores {
+        while *running >= slots {
             cancelled(stop)?;
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(JqError::Limit(format!(
+                    "{slots} jq queries are already running in this process, the most it runs at \
+                     once, and none ended within {} ms; try again in a few seconds, or narrow \
+                     the query so that it ends sooner",
+                    wait.as_millis()
+                )));
+            }
             running = freed
-                .wait_timeout(running, CANCEL_POLL)
+                .wait_timeout(running, left.min(CANCEL_POLL))
                 .unwrap_or_else(PoisonError::into_inner)
                 .0;
         }
@@ -450,13 +512,16 @@ fn in_worker(
     limits: JqLimits,
     stop: Stop<'_>,
 ) -> Result<Vec<Value>, JqError> {
+    let memory = limits
+        .memory_bytes
+        .unwrap_or_else(|| memory_for_document(document.len() as u64));
     let failed = |what: &str, err: std::io::Error| {
         JqError::Limit(format!("cannot run the jq worker ({what}: {err})"))
     };
     let mut child = Command::new(exe)
         .arg(WORKER_ARG)
         .arg(limits.timeout.as_millis().to_string())
-        .arg(limits.memory_bytes.to_string())
+        .arg(memory.to_string())
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -509,7 +574,7 @@ fn in_worker(
             "jq `{}` needed more than {} MiB, the memory limit for one query; select the part you need \
              first (e.g. `.items[0:100]`) or count with `length` instead of building large arrays",
             excerpt(program),
-            limits.memory_bytes >> 20
+            memory >> 20
         )
     } else if errors.contains("overflowed its stack") {
         format!(
@@ -672,6 +737,13 @@ fn not_json(document: &[u8], error: &serde_json::Error) -> JqError {
         "it is empty"
     } else if error.to_string().starts_with("trailing characters") {
         "it holds more than one JSON value (JSON Lines?) or text after the value"
+    } else if error.to_string().starts_with("recursion limit exceeded") {
+        return JqError::Limit(format!(
+            "cannot run jq on this content: it nests arrays and objects more than \
+             {MAX_DOCUMENT_NESTING} levels deep (past {}), the most jq here parses; \
+             read or search it as text instead (grep for the keys you need, then read those lines)",
+            position(error)
+        ));
     } else {
         "it is not valid JSON"
     };
@@ -679,6 +751,11 @@ fn not_json(document: &[u8], error: &serde_json::Error) -> JqError {
         "cannot run jq on this content: {what} ({error}); \
          jq needs exactly one JSON document, so read or search this content as text instead"
     ))
+}
+
+/// Where a parse error was found, as `line L, column C`.
+fn position(error: &serde_json::Error) -> String {
+    format!("line {}, column {}", error.line(), error.column())
 }
 
 fn runtime_error(program: &str, outputs: usize, detail: &str) -> JqError {
@@ -1197,6 +1274,71 @@ mod tests {
         assert!(
             matches!(&err, JqError::Stopped(m) if m.contains("cancelled")),
             "{err:?}"
+        );
+    }
+
+    #[test]
+    fn a_document_nested_past_the_limit_names_the_limit_not_bad_json() {
+        let nested = |depth: usize| format!("{}1{}", "[".repeat(depth), "]".repeat(depth));
+        let deepest = nested(MAX_DOCUMENT_NESTING);
+        assert_eq!(
+            jq(&deepest, "[..] | length").unwrap(),
+            vec![json!(MAX_DOCUMENT_NESTING + 1)]
+        );
+        let err = jq(&nested(MAX_DOCUMENT_NESTING + 1), ".").unwrap_err();
+        let JqError::Limit(msg) = &err else {
+            panic!("{err:?}")
+        };
+        assert!(!msg.contains("not valid JSON"), "{msg}");
+        assert!(
+            msg.contains(&format!("more than {MAX_DOCUMENT_NESTING} levels deep")),
+            "{msg}"
+        );
+        assert!(msg.contains("as text"), "{msg}");
+        let err = jq(&format!(r#"{{"a": {}}}"#, nested(1_000)), ".a").unwrap_err();
+        assert!(
+            matches!(&err, JqError::Limit(m) if m.contains("levels deep")),
+            "{err:?}"
+        );
+    }
+
+    #[test]
+    fn query_memory_is_sized_to_the_document() {
+        assert_eq!(memory_for_document(3_000), MIN_QUERY_MEMORY_BYTES);
+        assert!(MIN_QUERY_MEMORY_BYTES <= 256 << 20);
+        assert_eq!(memory_for_document(16 << 20), 1 << 30);
+        assert_eq!(memory_for_document(256 << 20), MAX_QUERY_MEMORY_BYTES);
+        assert_eq!(memory_for_document(u64::MAX), MAX_QUERY_MEMORY_BYTES);
+    }
+
+    #[test]
+    fn a_query_over_the_concurrency_cap_is_refused_after_a_short_wait() {
+        // Holds every slot of this process, as that many running queries would.
+        let mut held = Vec::new();
+        for _ in 0..slots() {
+            held.push(WorkerSlot::take(Stop::default(), Duration::from_secs(60)).unwrap());
+        }
+        let limits = JqLimits {
+            queue_wait: Duration::from_millis(100),
+            ..JqLimits::default()
+        };
+        let (done, result) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = done.send(run_jq_within(b"[1]", ".[0]", limits));
+        });
+        let outcome = result.recv_timeout(Duration::from_secs(30));
+        drop(held);
+        let err = outcome
+            .expect("a query over the cap waits briefly, not forever")
+            .unwrap_err();
+        assert!(
+            matches!(&err, JqError::Limit(m) if m.contains("already running") && m.contains("try again")),
+            "{err:?}"
+        );
+        // With the slots free again, the same query runs.
+        assert_eq!(
+            run_jq_within(b"[1]", ".[0]", limits).unwrap(),
+            vec![json!(1)]
         );
     }
 

@@ -217,6 +217,59 @@ fn runaway_jq_queries_end_with_the_limit_they_hit() {
     assert!(ok.contains('8'), "{ok}");
 }
 
+/// Regression: jq's memory cap was 4 GiB whatever the document, so a runaway query over a 3 KB
+/// document took 1.6–2.2 GB before it ended. The cap is sized to the document: the same query ends
+/// with the memory limit, a small fraction of that, named in the error.
+#[test]
+fn a_runaway_query_over_a_small_document_is_stopped_by_a_cap_sized_to_it() {
+    let pad = Pad::new();
+    let items: Vec<String> = (0..100)
+        .map(|i| format!(r#"{{"id": {i}, "name": "item {i:03}"}}"#))
+        .collect();
+    let document = format!(r#"{{"items": [{}]}}"#, items.join(", "));
+    assert!(
+        (2_500..4_000).contains(&document.len()),
+        "{}",
+        document.len()
+    );
+    pad.ok_stdin(&["put", "orders"], document.as_bytes());
+    let mut cmd = pad.command(&["read", "orders", "--jq", "[range(1e12)] | length"]);
+    // The default limit, not the tests' fixed one; a generous clock so that only memory ends it.
+    cmd.env_remove("SCRATCHPAD_JQ_MEMORY_MB")
+        .env("SCRATCHPAD_JQ_TIMEOUT_MS", "60000");
+    let output = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1), "{stderr}");
+    let mib: u64 = stderr
+        .split("needed more than ")
+        .nth(1)
+        .and_then(|rest| rest.split(" MiB").next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("the error names the memory limit: {stderr}"));
+    assert!(
+        mib <= 256,
+        "a 3 KB document's query may use {mib} MiB: {stderr}"
+    );
+    // An ordinary query over the same document still answers.
+    let ok = pad.ok(&["read", "orders", "--jq", "[.items[] | .id] | add"]);
+    assert!(ok.contains("4950"), "{ok}");
+}
+
+/// Regression: jq on a document nested past the parser's depth limit said "not valid JSON".
+#[test]
+fn jq_on_json_nested_past_the_limit_names_the_limit() {
+    let pad = Pad::new();
+    let deep = format!("{}1{}", "[".repeat(200), "]".repeat(200));
+    pad.ok_stdin(&["put", "deep"], deep.as_bytes());
+    let run = pad.run(&["read", "deep", "--jq", "."]).fails();
+    assert!(!run.stderr.contains("not valid JSON"), "{}", run.stderr);
+    assert!(
+        run.stderr.contains("more than 127 levels deep"),
+        "{}",
+        run.stderr
+    );
+}
+
 /// Regression: over stdio, a line that was not JSON got no answer, a request over the line cap was
 /// dropped in silence (its client waited forever), and `arguments` that were not an object got
 /// -32601 "method not found".
