@@ -3,6 +3,7 @@
 //! uses to check that the CLI sees what Python stored. PostgreSQL comes from
 //! `SCRATCHPAD_TEST_PG_URL`, as for every other PostgreSQL test. Nothing in it may skip.
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
@@ -34,6 +35,10 @@ fn python_package_suite_passes_without_skipping() {
             && !summary.contains("deselected"),
         "every Python test must run and pass: {summary}\n{stdout}"
     );
-    // Shown with --nocapture: how many ran.
-    println!("pytest: {summary}");
+    // How many Python tests ran belongs in the suite's log, where `println!` would be captured and
+    // dropped with the passing test's output: written to the process's stderr directly, it shows.
+    let _ = writeln!(
+        std::io::stderr(),
+        "pytest (crates/scratchpad-py/tests): {summary}"
+    );
 }
