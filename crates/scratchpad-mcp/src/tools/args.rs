@@ -100,6 +100,8 @@ pub struct EditArgs {
     pub if_version: Option<u64>,
     pub lease: Option<u64>,
     pub restore: Option<u64>,
+    /// Insert `new` as lines after this line (0: at the top) instead.
+    pub after_line: Option<u64>,
 }
 
 /// `scratchpad_list`.
