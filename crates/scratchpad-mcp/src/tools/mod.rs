@@ -66,8 +66,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Replace exact text `old` by `new` in a note, e.g. to tick off a plan step, insert `new` \
-             `after_line`, or `restore` an old version.",
+            "Replace exact `old` by `new` in a note (tick a plan step), insert `new` `after_line`, \
+             or `restore` a version.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
