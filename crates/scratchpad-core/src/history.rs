@@ -54,6 +54,11 @@ pub enum Change {
         replacements: u64,
         lines: LineDelta,
     },
+    /// Whole lines were inserted after line `after_line` (0: before the first).
+    Inserted {
+        after_line: u64,
+        lines: u64,
+    },
     /// An older version was made current again.
     Restored {
         from: u64,
@@ -98,6 +103,11 @@ impl fmt::Display for Change {
                 f,
                 "edited: {}, {lines}",
                 counted(*replacements, "replacement", "replacements")
+            ),
+            Self::Inserted { after_line, lines } => write!(
+                f,
+                "inserted {} after line {after_line}",
+                counted(*lines, "line", "lines")
             ),
             Self::Restored { from } => write!(f, "restored version {from}"),
             Self::Renamed { from } => write!(f, "renamed from `{from}`"),
@@ -207,6 +217,13 @@ mod tests {
                     },
                 },
                 "edited: 1 replacement, +1 −0 line",
+            ),
+            (
+                Change::Inserted {
+                    after_line: 0,
+                    lines: 2,
+                },
+                "inserted 2 lines after line 0",
             ),
             (Change::Restored { from: 2 }, "restored version 2"),
             (Change::Renamed { from: "a".into() }, "renamed from `a`"),

@@ -601,6 +601,22 @@ impl Scratchpad {
         })
     }
 
+    /// Inserts `text` as whole lines after line `after_line` of a note (0: before the first).
+    #[pyo3(signature = (name, after_line, text, *, if_version=None, lease=None))]
+    fn insert(
+        &self,
+        py: Python<'_>,
+        name: String,
+        after_line: u64,
+        text: PyBackedStr,
+        if_version: Option<u64>,
+        lease: Option<u64>,
+    ) -> PyResult<Py<EntryInfo>> {
+        let pad = self.leased(lease);
+        let info = run(py, |_| pad.insert(&name, after_line, &text, if_version))?;
+        entry(py, info)
+    }
+
     #[pyo3(signature = (name, new_name, *, if_version=None, lease=None))]
     fn rename(
         &self,

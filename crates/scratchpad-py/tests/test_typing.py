@@ -34,7 +34,7 @@ def test_typical_use_passes_strict_checking() -> None:
 def test_mistakes_are_caught() -> None:
     done = mypy("usage_wrong.py")
     assert done.returncode == 1, done.stdout + done.stderr
-    for line in (6, 7, 8, 9, 10, 11):
+    for line in (6, 7, 8, 9, 10, 11, 12):
         assert f"usage_wrong.py:{line}: error" in done.stdout, done.stdout
 
 

@@ -838,26 +838,36 @@ pub struct AppendArgs {
     pub who: Who,
 }
 
-/// Replace text in a note.
+/// Replace text in a note, or insert lines at a line.
 #[derive(Debug, Args)]
 #[command(
     long_about = "Replace OLD by NEW in a note. OLD must occur exactly once unless \
-    --replace-all.\n\n\
-    Example:\n  \
-    scratchpad edit plan --old '[ ] bisect' --new '[x] bisect'"
+    --replace-all. With --after-line N instead of --old, NEW is inserted as whole lines after \
+    line N (0: before the first line).\n\n\
+    Examples:\n  \
+    scratchpad edit plan --old '[ ] bisect' --new '[x] bisect'\n  \
+    scratchpad edit plan --after-line 2 --new '3. rerun the failing test'"
 )]
 pub struct EditArgs {
     /// Note name or id
     pub name: String,
     /// The exact text to replace (whitespace and line breaks count)
-    #[arg(long, value_name = "OLD", allow_hyphen_values = true)]
-    pub old: String,
-    /// The replacement text
+    #[arg(
+        long,
+        value_name = "OLD",
+        allow_hyphen_values = true,
+        required_unless_present = "after_line"
+    )]
+    pub old: Option<String>,
+    /// The replacement text, or the lines to insert with --after-line
     #[arg(long, value_name = "NEW", allow_hyphen_values = true)]
     pub new: String,
     /// Replace every occurrence instead of requiring exactly one
-    #[arg(long)]
+    #[arg(long, conflicts_with = "after_line")]
     pub replace_all: bool,
+    /// Insert NEW as whole lines after line N instead of replacing (0: before the first line)
+    #[arg(long, value_name = "N", conflicts_with = "old")]
+    pub after_line: Option<u64>,
     /// Only edit if the note is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,

@@ -234,8 +234,11 @@ impl Scratchpad {
     }
 
     /// Creates or replaces a note. Notes never expire unless a TTL is given.
+    /// `if_version: Some(0)` writes only when no note of that name exists: version 0 is the note
+    /// before it was created, so two writers creating the same note cannot both succeed.
     pub fn write(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
         let condition = match opts.if_version {
+            Some(0) => WriteCondition::CreateOnly,
             Some(v) => WriteCondition::IfVersion(v),
             None => WriteCondition::Any,
         };
@@ -472,9 +475,105 @@ impl Scratchpad {
             replacements,
         })
     }
+
+    /// Inserts `text` as whole lines after line `after_line` of a note: 0 puts it before the
+    /// first line, the note's line count after the last. A line break ends the inserted text when
+    /// it has none, so the line that followed stays a line of its own. Without `if_version`, an
+    /// insert that another writer beat to the note counts the lines again; with it, the insert is
+    /// made only on the version it names (the one whose lines the caller counted).
+    pub fn insert(
+        &self,
+        name: &str,
+        after_line: u64,
+        text: &str,
+        if_version: Option<u64>,
+    ) -> Result<EntryInfo> {
+        retry_unversioned(if_version, || {
+            self.insert_once(name, after_line, text, if_version)
+        })
+    }
+
+    fn insert_once(
+        &self,
+        name: &str,
+        after_line: u64,
+        text: &str,
+        if_version: Option<u64>,
+    ) -> Result<EntryInfo> {
+        let existing = self.lookup(name)?;
+        let version = check_expected(&existing.info, if_version)?;
+        let info = &existing.info;
+        if info.kind == Kind::Binary {
+            return Err(Error::WrongKind(Advice::text(format!(
+                "`{}` is binary; insert adds lines to text entries",
+                info.name
+            ))));
+        }
+        if info.bytes > EDIT_MAX_BYTES {
+            return Err(Error::TooLarge(Advice::text(format!(
+                "`{}` is {} bytes; insert rewrites entries up to {} bytes. Write a new entry instead",
+                info.name,
+                thousands(info.bytes),
+                thousands(EDIT_MAX_BYTES)
+            ))));
+        }
+        let mut current = String::new();
+        EntryContent::new(self.store.as_ref(), &existing)
+            .reader_at_byte(0)?
+            .read_to_string(&mut current)
+            .map_err(from_io)?;
+        let lines = line_count(&current);
+        if after_line > lines {
+            return Err(Error::invalid(format!(
+                "`{}` has {lines} lines, so there is no line {after_line} to insert after; give a line \
+                 from 0 (before the first) to {lines} (after the last)",
+                info.name
+            )));
+        }
+        let inserted = with_lines_inserted(&current, after_line, text);
+        let change = Change::Inserted {
+            after_line,
+            lines: line_count(text).max(1),
+        };
+        self.write_if(
+            &info.name,
+            inserted.as_bytes(),
+            WriteOptions::default(),
+            WriteCondition::IfVersion(version),
+            Some(change),
+        )
+    }
 }
 
-/// The lifetime an entry has left, so that rewriting it does not extend it.
+/// Lines of `text` as an insertion counts them: a last line without its line break counts.
+fn line_count(text: &str) -> u64 {
+    let breaks = memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64;
+    breaks + u64::from(!text.is_empty() && !text.ends_with('\n'))
+}
+
+/// `text` with `inserted` put in after line `after_line` (checked to exist) as whole lines.
+fn with_lines_inserted(text: &str, after_line: u64, inserted: &str) -> String {
+    let at = if after_line == 0 {
+        0
+    } else {
+        memchr::memchr_iter(b'\n', text.as_bytes())
+            .nth((after_line - 1) as usize)
+            .map_or(text.len(), |newline| newline + 1)
+    };
+    let mut out = String::with_capacity(text.len() + inserted.len() + 2);
+    out.push_str(&text[..at]);
+    // After a last line that has no line break, the inserted lines start on a line of their own.
+    if at == text.len() && !text.is_empty() && !text.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(inserted);
+    if !inserted.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(&text[at..]);
+    out
+}
+
 fn validate_put(opts: &PutOptions<'_>) -> Result<()> {
     if let Some(name) = &opts.name {
         validate_name("name", name)?;

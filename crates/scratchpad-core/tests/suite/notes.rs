@@ -174,6 +174,96 @@ fn metadata_set_after_the_content(backend: Backend) {
     assert!(stale.is_err(), "{stale:?}");
 }
 
+fn insert_puts_whole_lines_after_the_line_given(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.write("plan", "1. parse\n3. ship\n", WriteOptions::default())
+        .unwrap();
+    let info = pad.insert("plan", 1, "2. test", Some(1)).unwrap();
+    assert_eq!(info.version, 2);
+    assert_eq!(text(&pad, "plan"), "1. parse\n2. test\n3. ship\n");
+    pad.insert("plan", 0, "# plan\n", None).unwrap();
+    pad.insert("plan", 4, "4. celebrate\n5. rest", None)
+        .unwrap();
+    assert_eq!(
+        text(&pad, "plan"),
+        "# plan\n1. parse\n2. test\n3. ship\n4. celebrate\n5. rest\n"
+    );
+    let history = pad.history("plan").unwrap();
+    let summaries: Vec<_> = history
+        .versions
+        .iter()
+        .map(|v| v.change.as_ref().map(ToString::to_string))
+        .collect();
+    assert_eq!(
+        summaries[..3],
+        [
+            Some("inserted 2 lines after line 4".to_owned()),
+            Some("inserted 1 line after line 0".to_owned()),
+            Some("inserted 1 line after line 1".to_owned()),
+        ]
+    );
+}
+
+fn insert_after_a_last_line_without_its_break_starts_a_new_line(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.write("todo", "a\nb", WriteOptions::default()).unwrap();
+    pad.insert("todo", 2, "c", None).unwrap();
+    assert_eq!(text(&pad, "todo"), "a\nb\nc\n");
+    pad.write("empty", "", WriteOptions::default()).unwrap();
+    pad.insert("empty", 0, "first", None).unwrap();
+    assert_eq!(text(&pad, "empty"), "first\n");
+}
+
+fn insert_past_the_end_names_the_lines_there_are(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.write("todo", "a\nb\n", WriteOptions::default())
+        .unwrap();
+    let err = pad.insert("todo", 3, "c", None).unwrap_err();
+    assert!(matches!(err, Error::InvalidArgument(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(
+        message.contains("has 2 lines") && message.contains("from 0 (before the first) to 2"),
+        "{message}"
+    );
+    assert_eq!(text(&pad, "todo"), "a\nb\n", "nothing changed");
+    let missing = pad.insert("nothing", 0, "c", None).unwrap_err();
+    assert!(matches!(missing, Error::NotFound { .. }), "{missing:?}");
+}
+
+fn insert_on_a_stale_version_is_a_conflict_that_changes_nothing(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.write("todo", "a\n", WriteOptions::default()).unwrap();
+    pad.append("todo", "b\n", WriteOptions::default()).unwrap();
+    let err = pad.insert("todo", 0, "first", Some(1)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Conflict(ConflictKind::Version {
+                expected: 1,
+                current: Some(2),
+                ..
+            })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(text(&pad, "todo"), "a\nb\n");
+}
+
+fn write_at_version_0_creates_only(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let created = pad.write("plan", "mine\n", at(0)).unwrap();
+    assert_eq!(created.version, 1);
+    let err = pad.write("plan", "theirs\n", at(0)).unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::Conflict(ConflictKind::Exists { version: 1, .. })
+        ),
+        "{err:?}"
+    );
+    assert_eq!(text(&pad, "plan"), "mine\n");
+}
+
 backend_tests!(
     metadata_set_after_the_content,
     write_append_edit_rename_delete,
@@ -181,4 +271,9 @@ backend_tests!(
     pin_and_ttl_bump_versions_and_survive_overwrites,
     renaming_an_offload_makes_it_a_durable_note,
     rename_refuses_to_overwrite,
+    insert_puts_whole_lines_after_the_line_given,
+    insert_after_a_last_line_without_its_break_starts_a_new_line,
+    insert_past_the_end_names_the_lines_there_are,
+    insert_on_a_stale_version_is_a_conflict_that_changes_nothing,
+    write_at_version_0_creates_only,
 );

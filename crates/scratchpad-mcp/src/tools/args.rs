@@ -100,6 +100,9 @@ pub struct EditArgs {
     pub if_version: Option<u64>,
     pub lease: Option<u64>,
     pub restore: Option<u64>,
+    // Inserts `new` as lines after this line (0: at the top); no doc comment, which would land in
+    // the schema every turn pays for (the tool's description names it).
+    pub after_line: Option<u64>,
 }
 
 /// `scratchpad_list`.

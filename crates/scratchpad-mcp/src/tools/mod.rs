@@ -66,8 +66,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Replace exact text `old` by `new` in a note, e.g. to tick off a plan step, or `restore` \
-             an old version.",
+            "Replace exact `old` by `new` in a note (tick a plan step), insert `new` `after_line`, \
+             or `restore` a version.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
@@ -689,6 +689,27 @@ fn mode_str(mode: ReadModeName) -> &'static str {
 
 fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
     let pad = pad.with_lease(args.lease);
+    if let Some(after_line) = args.after_line {
+        let (None, None, false, Some(new)) = (args.restore, args.old, args.replace_all, args.new)
+        else {
+            return Err(Failure::arguments(
+                EDIT,
+                "`after_line` inserts `new` as lines after that line and takes no `old`, \
+                 `replace_all` or `restore`",
+            ));
+        };
+        let info = pad.insert(&args.name, after_line, &new, args.if_version)?;
+        return Ok(render::entry_result(
+            format!(
+                "Inserted {} after line {after_line} of `{}`; now version {} ({}).",
+                counted(new.lines().count().max(1) as u64, "line", "lines"),
+                info.name,
+                info.version,
+                counted(info.lines, "line", "lines")
+            ),
+            &info,
+        ));
+    }
     let (old, new) = match (args.restore, args.old, args.new) {
         (Some(version), None, None) if !args.replace_all => {
             let info = pad.restore(&args.name, version, args.if_version)?;

@@ -479,4 +479,56 @@ async fn lease_lengths_suggest_what_a_lease_takes_and_pin_and_rename_carry_a_lea
         let fenced = a.fails(tool, args).await;
         assert!(fenced.contains("stale"), "{tool}: {fenced}");
     }
+
+#[tokio::test]
+async fn edit_inserts_lines_after_a_line_on_the_version_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let pad = Scratchpad::open(&store_url(&dir)).unwrap();
+    let agent = Agent::connect(&pad, "planner").await;
+    agent
+        .ok(
+            "scratchpad_write",
+            json!({"name": "plan", "content": "1. parse\n3. ship\n"}),
+        )
+        .await;
+    let (text, _) = agent
+        .ok(
+            "scratchpad_edit",
+            json!({"name": "plan", "after_line": 1, "new": "2. test", "if_version": 1}),
+        )
+        .await;
+    assert!(
+        text.contains("Inserted 1 line after line 1 of `plan`; now version 2 (3 lines)"),
+        "{text}"
+    );
+    let stale = agent
+        .fails(
+            "scratchpad_edit",
+            json!({"name": "plan", "after_line": 0, "new": "# plan", "if_version": 1}),
+        )
+        .await;
+    assert!(stale.contains("version"), "{stale}");
+    let past = agent
+        .fails(
+            "scratchpad_edit",
+            json!({"name": "plan", "after_line": 9, "new": "x"}),
+        )
+        .await;
+    assert!(past.contains("has 3 lines"), "{past}");
+    let mixed = agent
+        .fails(
+            "scratchpad_edit",
+            json!({"name": "plan", "after_line": 0, "old": "x", "new": "y"}),
+        )
+        .await;
+    assert!(mixed.contains("`after_line` inserts `new`"), "{mixed}");
+    let content = pad
+        .read(
+            "plan",
+            &scratchpad_core::ReadMode::Full { force: true },
+            None,
+        )
+        .unwrap()
+        .text;
+    assert_eq!(content, "1. parse\n2. test\n3. ship\n");
 }

@@ -275,6 +275,16 @@ class Scratchpad:
         if_version: Optional[int] = None,
         lease: Optional[int] = None,
     ) -> EditResult: ...
+    def insert(
+        self,
+        name: str,
+        after_line: int,
+        text: str,
+        *,
+        if_version: Optional[int] = None,
+        lease: Optional[int] = None,
+    ) -> EntryInfo:
+        """Inserts ``text`` as whole lines after line ``after_line`` (0: before the first line)."""
     def rename(
         self, name: str, new_name: str, *, if_version: Optional[int] = None, lease: Optional[int] = None
     ) -> EntryInfo: ...

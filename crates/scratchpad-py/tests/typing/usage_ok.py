@@ -22,6 +22,8 @@ from scratchpad import (
 def session_notes(pad: Scratchpad) -> List[str]:
     pad.write("plan", "1. reproduce")
     pad.edit("plan", old="reproduce", new="reproduce (done)")
+    inserted: EntryInfo = pad.insert("plan", 0, "# plan", if_version=2)
+    assert inserted.version == 3
     try:
         pad.write("plan", "stale", if_version=1)
     except Conflict as err:
@@ -71,3 +73,10 @@ def versions_and_leases(pad: Scratchpad) -> str:
     restored: EntryInfo = pad.restore("plan", 1, if_version=history.entry.version)
     report: CheckReport = pad.check()
     return str(authors) + old.text + str(diff) + str(later) + str(current) + str(restored) + str(report.ok)
+
+
+def memory_tool(pad: Scratchpad) -> object:
+    from scratchpad.anthropic import ScratchpadMemoryTool
+
+    memory = ScratchpadMemoryTool(pad, author="agent-a")
+    return memory.call({"command": "view", "path": "/memories"})

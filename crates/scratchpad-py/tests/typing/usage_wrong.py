@@ -9,3 +9,4 @@ count: str = pad.get("plan").bytes
 pad.nonexistent()
 pad.diff("plan", ("plan", "v1"))
 pad.acquire_lease("plan", "agent-a", [60])
+pad.insert("plan", "2", "text")

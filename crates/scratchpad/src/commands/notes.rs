@@ -3,6 +3,7 @@
 use std::io::{Read as _, Write as _};
 
 use anyhow::Context as _;
+use scratchpad_core::figures::counted;
 use scratchpad_core::preview::thousands;
 use scratchpad_core::{EntryInfo, WriteOptions};
 use serde_json::json;
@@ -83,9 +84,25 @@ pub fn append(ctx: &mut Ctx, args: AppendArgs) -> anyhow::Result<u8> {
 }
 
 pub fn edit(ctx: &mut Ctx, args: &EditArgs) -> anyhow::Result<u8> {
-    let outcome = ctx.pad.with_lease(args.lease).edit(
+    let pad = ctx.pad.with_lease(args.lease);
+    let old = match (&args.old, args.after_line) {
+        (Some(old), None) => old,
+        (_, Some(after_line)) => {
+            let info = pad.insert(&args.name, after_line, &args.new, args.if_version)?;
+            let line = format!(
+                "inserted {} after line {after_line} of `{}` (version {}, {})",
+                counted(args.new.lines().count().max(1) as u64, "line", "lines"),
+                info.name,
+                info.version,
+                counted(info.lines, "line", "lines")
+            );
+            return report(ctx, &info, line);
+        }
+        (None, None) => anyhow::bail!("give --old TEXT to replace, or --after-line N to insert"),
+    };
+    let outcome = pad.edit(
         &args.name,
-        &args.old,
+        old,
         &args.new,
         args.replace_all,
         args.if_version,

@@ -3,6 +3,50 @@
 use crate::common::Pad;
 
 #[test]
+fn edit_after_line_inserts_whole_lines() {
+    let pad = Pad::new();
+    pad.ok(&["write", "plan", "1. parse\n3. ship\n"]);
+    assert_eq!(
+        pad.ok(&["edit", "plan", "--after-line", "1", "--new", "2. test"]),
+        "inserted 1 line after line 1 of `plan` (version 2, 3 lines)\n"
+    );
+    let past = pad
+        .run(&["edit", "plan", "--after-line", "7", "--new", "x"])
+        .fails();
+    assert!(past.stderr.contains("has 3 lines"), "{}", past.stderr);
+    let both = pad
+        .run(&[
+            "edit",
+            "plan",
+            "--after-line",
+            "0",
+            "--old",
+            "x",
+            "--new",
+            "y",
+        ])
+        .fails();
+    assert!(
+        both.stderr.contains("cannot be used with"),
+        "{}",
+        both.stderr
+    );
+    let stale = pad
+        .run(&[
+            "edit",
+            "plan",
+            "--after-line",
+            "0",
+            "--new",
+            "x",
+            "--if-version",
+            "1",
+        ])
+        .fails();
+    assert!(stale.stderr.contains("version"), "{}", stale.stderr);
+}
+
+#[test]
 fn write_append_edit() {
     let pad = Pad::new();
     assert_eq!(
