@@ -11,7 +11,10 @@
 pub mod binary;
 pub mod hint;
 pub mod json;
+mod json_line;
+pub mod paths;
 pub mod profile;
+pub mod report;
 pub mod severity;
 // The summary read lives with the readers; it shares the profiler above.
 pub use crate::read::summary;

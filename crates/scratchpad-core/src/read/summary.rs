@@ -132,9 +132,9 @@ fn header(summary: &Summary) -> String {
         format!("; templates {}–{} shown", thousands(first), thousands(last))
     };
     format!(
-        "[{} lines in {} templates{levels}{page}; most severe first, rare before common at warning and above; each: level, count, lines, first line]\n",
-        thousands(summary.lines),
-        thousands(summary.templates as u64),
+        "[{} in {}{levels}{page}; most severe first, rare before common at warning and above; each: level, count, lines, first line]\n",
+        crate::figures::counted(summary.lines, "line", "lines"),
+        crate::figures::counted(summary.templates as u64, "template", "templates"),
     )
 }
 
@@ -206,7 +206,7 @@ fn row(group: &Group) -> SummaryRow {
         last_line: group.last_line,
         template: group.template.clone().unwrap_or_default(),
         example: group.first.line.clone(),
-        detail: group.first.detail.clone(),
+        detail: group.first.details.first().cloned(),
     }
 }
 

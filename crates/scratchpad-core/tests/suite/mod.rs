@@ -13,6 +13,7 @@ mod notes;
 mod postgres;
 mod previews;
 mod reads;
+mod real_outputs;
 mod references;
 mod reuse;
 mod sessions;
