@@ -113,7 +113,10 @@ fn error_object(key: &str, error: &Map<String, Value>, parts: &mut Vec<String>) 
         // structlog's dict tracebacks: frames outermost first; the last one raised.
         if let Some(Value::Object(frame)) = frames.last() {
             let file = frame.get("filename").and_then(Value::as_str).unwrap_or("?");
-            let line = frame.get("lineno").map(Value::to_string).unwrap_or_default();
+            let line = frame
+                .get("lineno")
+                .map(Value::to_string)
+                .unwrap_or_default();
             let name = frame.get("name").and_then(Value::as_str).unwrap_or("?");
             parts.push(format!("at {file}:{line} in {name}"));
         }
@@ -127,9 +130,7 @@ fn first_frame(stack: &str) -> Option<String> {
     if let Some(at) = lines.clone().find(|l| l.starts_with("at ")) {
         return Some(at.to_owned());
     }
-    lines
-        .rfind(|l| l.starts_with("File \""))
-        .map(str::to_owned)
+    lines.rfind(|l| l.starts_with("File \"")).map(str::to_owned)
 }
 
 #[cfg(test)]

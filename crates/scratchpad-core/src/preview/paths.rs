@@ -184,22 +184,28 @@ impl PathStats {
             }
         }
         if children.len() > SHOWN {
-            parts.push(format!("{} more directories", thousands(children.len() as u64 - SHOWN as u64)));
+            parts.push(format!(
+                "{} more directories",
+                thousands(children.len() as u64 - SHOWN as u64)
+            ));
         }
         let under = if root.is_empty() {
             String::new()
         } else {
             format!(" under {}", String::from_utf8_lossy(&root))
         };
-        let mut text = super::text::shorten(&format!(
-            "[{} paths{under}: {}",
-            thousands(self.paths),
-            if parts.is_empty() {
-                "no subdirectories".to_owned()
-            } else {
-                parts.join(", ")
-            }
-        ), MAX_RENDER_CHARS - 2);
+        let mut text = super::text::shorten(
+            &format!(
+                "[{} paths{under}: {}",
+                thousands(self.paths),
+                if parts.is_empty() {
+                    "no subdirectories".to_owned()
+                } else {
+                    parts.join(", ")
+                }
+            ),
+            MAX_RENDER_CHARS - 2,
+        );
         text.push_str("]\n");
         let mut extensions: Vec<(&Vec<u8>, &u64)> = self.extensions.iter().collect();
         extensions.sort_by(|a, b| b.1.cmp(a.1).then_with(|| a.0.cmp(b.0)));
@@ -209,7 +215,10 @@ impl PathStats {
             .map(|(ext, count)| format!("{} {}", String::from_utf8_lossy(ext), thousands(**count)))
             .collect();
         if extensions.len() > SHOWN {
-            named.push(format!("{} more", thousands((extensions.len() - SHOWN) as u64)));
+            named.push(format!(
+                "{} more",
+                thousands((extensions.len() - SHOWN) as u64)
+            ));
         }
         if self.bare > 0 {
             named.push(format!("no extension {}", thousands(self.bare)));
@@ -262,8 +271,14 @@ mod tests {
         let stats = stats(&refs);
         let text = stats.render().unwrap();
         assert!(text.starts_with("[46 paths under /usr: include/ 40 (linux/ 30, x86_64-linux-gnu/ 10), lib/ 5 (gcc/ 5), share/ 1 (doc/ 1)]"), "{text}");
-        assert!(text.contains("[by extension: .h 45, no extension 1]"), "{text}");
-        assert_eq!(stats.largest_directory(), Some(("/usr/include".to_owned(), 40)));
+        assert!(
+            text.contains("[by extension: .h 45, no extension 1]"),
+            "{text}"
+        );
+        assert_eq!(
+            stats.largest_directory(),
+            Some(("/usr/include".to_owned(), 40))
+        );
     }
 
     #[test]

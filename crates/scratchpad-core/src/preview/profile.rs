@@ -159,7 +159,7 @@ const DEFAULT_CONTEXT_LINES: u64 = 2;
 const MAX_CONTEXT_LINES: u64 = 10;
 
 /// Lines after a headline searched for its block's detail, at most.
-const BLOCK_LINES: u8 = 16;
+const BLOCK_LINES: u8 = 24;
 
 /// An occurrence of a group: the line, and what the event around it added.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -844,7 +844,8 @@ impl Profiler {
     }
 
     /// True when `line` is quoted text whose words are not events: a commit message in `git log`
-    /// or `git show` output (indented four blanks under `commit <hash>`), a quoted mail line.
+    /// or `git show` output (indented four blanks under `commit <hash>`, until a diff starts).
+    /// (A `> ` line is not taken as a quote: Gradle prints its tasks so, `> Task :x FAILED`.)
     fn quoted(&mut self, line: &[u8]) -> bool {
         match line.first() {
             Some(b'c') if is_commit_header(line) => {
@@ -856,7 +857,6 @@ impl Profiler {
                 false
             }
             Some(b' ') => self.in_commit_message && line.starts_with(b"    "),
-            Some(b'>') => line.len() == 1 || line[1] == b' ' || line[1] == b'>',
             _ => false,
         }
     }
@@ -1020,7 +1020,7 @@ fn block_line(line: &[u8], class: &LineClass, blanks: u8, jest: bool) -> Option<
     if trimmed.is_empty() {
         // A compiler's block ends at a blank line; a resolver's cause and jest's values come
         // after one.
-        let limit = if jest { 4 } else { 1 };
+        let limit = if jest { 8 } else { 1 };
         return (blanks < limit).then_some((blanks + 1, 0));
     }
     let indented = line.first().is_some_and(|&b| b == b' ' || b == b'\t');
@@ -1078,16 +1078,23 @@ fn worth(trimmed: &[u8]) -> u8 {
     let carets = trimmed.iter().position(|&b| b == b'^');
     if let Some(at) = carets {
         let after = &trimmed[at..];
-        let text = after.iter().skip_while(|&&b| matches!(b, b'^' | b'~' | b'-' | b' ')).count();
+        let text = after
+            .iter()
+            .skip_while(|&&b| matches!(b, b'^' | b'~' | b'-' | b' '))
+            .count();
         if text > 0 {
             return 4;
         }
     }
     // Jest's diff: `-   "discount": 0.15,` against `+   "discount": 0.1,`.
-    if (trimmed.starts_with(b"- ") || trimmed.starts_with(b"+ ")) && !has(b"Expected") {
+    if (trimmed.starts_with(b"- ") || trimmed.starts_with(b"+ "))
+        && !has(b"Expected")
+        && !has(b"Received")
+    {
         return 3;
     }
-    if trimmed.starts_with(b"= ") || trimmed.starts_with(b"help:") || trimmed.starts_with(b"note:") {
+    if trimmed.starts_with(b"= ") || trimmed.starts_with(b"help:") || trimmed.starts_with(b"note:")
+    {
         return 2;
     }
     // A source line in a gutter: `5 |     let x = …`.
@@ -1095,5 +1102,5 @@ fn worth(trimmed: &[u8]) -> u8 {
     if digits > 0 && trimmed[digits..].trim_ascii_start().starts_with(b"| ") {
         return 1;
     }
-    u8::from(!trimmed.starts_with(b"|") && !trimmed.starts_with(b">"))
+    0
 }

@@ -130,9 +130,12 @@ pub(crate) fn is_path_header(line: &[u8]) -> bool {
     let name = line.rsplit(|&b| b == b'/').next().unwrap_or(line);
     // A file name with an extension of letters: `module23.js`, `style5.css`, `README.md`.
     match name.iter().rposition(|&b| b == b'.') {
-        Some(dot) if dot > 0 && dot + 1 < name.len() => name[dot + 1..]
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || *b == b'_'),
+        Some(dot) if dot > 0 && dot + 1 < name.len() => {
+            name[dot + 1].is_ascii_alphabetic()
+                && name[dot + 1..]
+                    .iter()
+                    .all(|b| b.is_ascii_alphanumeric() || *b == b'_')
+        }
         _ => false,
     }
 }
@@ -248,7 +251,11 @@ mod tests {
 
     #[test]
     fn path_headers() {
-        for line in ["/home/dev/shop/src/module23.js", "css/style5.css", "README.md"] {
+        for line in [
+            "/home/dev/shop/src/module23.js",
+            "css/style5.css",
+            "README.md",
+        ] {
             assert!(is_path_header(line.as_bytes()), "{line}");
         }
         for line in [
@@ -269,7 +276,8 @@ mod tests {
             level("The following packages will be REMOVED:"),
             Some(Level::Warning)
         );
-        let summary = classify(b"120 upgraded, 0 newly installed, 39 to remove and 0 not upgraded.");
+        let summary =
+            classify(b"120 upgraded, 0 newly installed, 39 to remove and 0 not upgraded.");
         assert_eq!(summary.level, Some(Level::Warning));
         assert_eq!(summary.kind, LineKind::Summary);
         let quiet = classify(b"3 upgraded, 0 newly installed, 0 to remove and 0 not upgraded.");

@@ -202,7 +202,11 @@ fn check(case: &Case) -> TextPreview {
         .levels
         .most_severe()
         .filter(|&l| l >= Level::Warning);
-    assert_eq!(worst, case.worst, "{}: most severe level\n{shown}", case.file);
+    assert_eq!(
+        worst, case.worst,
+        "{}: most severe level\n{shown}",
+        case.file
+    );
     preview
 }
 
@@ -217,10 +221,7 @@ fn real_outputs_show_their_failures_with_their_detail() {
 /// them a level word quoted in a commit message.
 #[test]
 fn levels_quoted_in_commit_messages_are_not_events() {
-    let case = CASES
-        .iter()
-        .find(|c| c.file == "git_log_stat.txt")
-        .unwrap();
+    let case = CASES.iter().find(|c| c.file == "git_log_stat.txt").unwrap();
     let preview = check(case);
     assert_eq!(preview.profile.levels.leveled(), 0, "{}", preview.text);
     assert!(preview.profile.grep.is_none());
@@ -246,7 +247,12 @@ fn suggested_searches_find_what_they_promise() {
             .filter(|(_, l)| regex.is_match(l))
             .map(|(i, _)| i as u64 + 1)
             .collect();
-        assert!(!found.is_empty(), "{}: /{}/ finds nothing", case.file, grep.pattern);
+        assert!(
+            !found.is_empty(),
+            "{}: /{}/ finds nothing",
+            case.file,
+            grep.pattern
+        );
         // "error at lines 212 and 276": each named line is found.
         for number in grep
             .finds
