@@ -28,8 +28,10 @@ fn large_log_round_trip() {
         out.contains("50005: 2024-05-01T12:00:00Z ERROR step 50005 failed"),
         "{out}"
     );
+    // One row for the repeated form, with its count and span; the hint names every line.
+    assert!(out.contains("failed: disk full  [×3, lines 50,005–120,000]"), "{out}");
     assert!(
-        out.contains("60000: 2024-05-01T12:00:00Z ERROR step 60000 failed"),
+        out.contains("finds error at lines 50,005, 60,000 and 120,000"),
         "{out}"
     );
     assert!(
@@ -82,7 +84,7 @@ fn large_log_round_trip() {
     // Whole reads: refused above the guard, streamed raw at any size.
     let refused = pad.run(&["read", "build_1"]).fails();
     assert!(
-        refused.stderr.contains("pass --force"),
+        refused.stderr.contains("pass `--force`"),
         "{}",
         refused.stderr
     );
