@@ -281,7 +281,7 @@ pub fn hint(info: &EntryInfo) -> Hint {
                 .map(|profile| profile.json_queries.as_slice())
                 .filter(|queries| !queries.is_empty())
                 .unwrap_or(&[]);
-            let reads = if queries.is_empty() {
+            let mut reads: Vec<Call> = if queries.is_empty() {
                 vec![read(ReadMode::Json {
                     query: "type".into(),
                 })]
@@ -295,7 +295,14 @@ pub fn hint(info: &EntryInfo) -> Hint {
                     })
                     .collect()
             };
-            (None, reads)
+            // Queries chosen from the data say what the first one finds.
+            let finds = info
+                .profile
+                .as_ref()
+                .and_then(|profile| profile.json_finds.clone())
+                .filter(|_| !queries.is_empty())
+                .map(|finds| (reads.remove(0), finds));
+            (finds, reads)
         }
         Kind::Binary => (
             None,

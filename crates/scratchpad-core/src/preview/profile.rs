@@ -120,6 +120,9 @@ pub struct TextProfile {
     /// For a JSON document: jq queries valid for it, most useful first ([`super::JsonShape`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub json_queries: Vec<String>,
+    /// What the first of `json_queries` finds, in words, when they were chosen from the data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_finds: Option<String>,
 }
 
 impl TextProfile {

@@ -8,12 +8,13 @@
 //! jest, eslint, stylelint, markdownlint, flake8 and mypy on projects with one real fault among
 //! many warnings; pip, uv and npm asked for conflicting versions; `apt-get -s dist-upgrade
 //! python3-`; `git log --stat` of this repository; pino and structlog JSON lines with one error;
-//! `find /usr -name '*.h'`; an npm lock file and an npm registry document.
+//! `find /usr -name '*.h'`; an npm lock file, an npm registry document and eslint's JSON report.
 
 use regex::RegexBuilder;
 use scratchpad_core::preview::{
-    Level, PreviewConfig, TextPreview, json_shape_preview, max_preview_chars, text_preview,
+    Level, PreviewConfig, TextPreview, json_shape, max_preview_chars, text_preview,
 };
+use scratchpad_core::read::jq::run_jq;
 
 fn real(name: &str) -> String {
     let path = format!("{}/tests/real/{name}", env!("CARGO_MANIFEST_DIR"));
@@ -298,13 +299,72 @@ fn the_suggested_context_covers_the_block() {
     assert!(grep.context >= 4, "{}", grep.context);
 }
 
+/// JSON documents: a shape within budget, and queries chosen from the data that run on the
+/// document and find what they say: the items that differ, what tells items apart.
 #[test]
-fn real_json_documents_preview_as_shapes_within_budget() {
-    for file in ["npm_package_lock.json", "npm_view_eslint.json"] {
+fn real_json_documents_suggest_queries_that_find_what_differs() {
+    let cases: &[(&str, &[(&str, &str)])] = &[
+        (
+            "npm_package_lock.json",
+            &[(
+                ".packages | to_entries | .[:100] | from_entries | map_values(.version?)",
+                "the `version` of the first 100 of the 552 entries in `.packages`",
+            )],
+        ),
+        (
+            "eslint_json.json",
+            &[
+                (
+                    r#"[.[].messages[] | select(.ruleId == "no-undef") | .message]"#,
+                    "the `message` of the item whose `ruleId` is \"no-undef\" in `.[].messages`",
+                ),
+                ("[.[] | select(.errorCount > 0) | .filePath]", ""),
+            ],
+        ),
+        ("npm_view_eslint.json", &[]),
+    ];
+    for (file, want) in cases {
         let text = real(file);
-        let shape = json_shape_preview(text.as_bytes(), 1_500)
+        let shape = json_shape(text.as_bytes(), 1_500)
             .unwrap()
             .unwrap_or_else(|| panic!("{file} is JSON"));
-        assert!(shape.chars().count() <= 1_600, "{file}: {shape}");
+        assert!(
+            shape.preview.chars().count() <= 1_500,
+            "{file}: {}",
+            shape.preview
+        );
+        for (i, (query, finds)) in want.iter().enumerate() {
+            assert_eq!(
+                shape.queries.get(i).map(String::as_str),
+                Some(*query),
+                "{file}: {:?}",
+                shape.queries
+            );
+            if i == 0 {
+                assert_eq!(shape.finds.as_deref(), Some(*finds), "{file}");
+            }
+        }
+        for query in &shape.queries {
+            let out =
+                run_jq(text.as_bytes(), query).unwrap_or_else(|e| panic!("{file}: {query}: {e:?}"));
+            assert!(
+                out.iter()
+                    .all(|v| v != &serde_json::Value::Null && v != &serde_json::json!([])),
+                "{file}: {query}: {out:?}"
+            );
+        }
     }
+    // The error eslint found, by both of its queries.
+    let text = real("eslint_json.json");
+    let shape = json_shape(text.as_bytes(), 1_500).unwrap().unwrap();
+    let messages = run_jq(text.as_bytes(), &shape.queries[0]).unwrap();
+    assert_eq!(
+        messages,
+        [serde_json::json!(["'fetchConfig' is not defined."])]
+    );
+    let files = run_jq(text.as_bytes(), &shape.queries[1]).unwrap();
+    assert_eq!(
+        files,
+        [serde_json::json!(["/home/dev/shop/src/module23.js"])]
+    );
 }

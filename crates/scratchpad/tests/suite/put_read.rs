@@ -29,7 +29,10 @@ fn large_log_round_trip() {
         "{out}"
     );
     // One row for the repeated form, with its count and span; the hint names every line.
-    assert!(out.contains("failed: disk full  [×3, lines 50,005–120,000]"), "{out}");
+    assert!(
+        out.contains("failed: disk full  [×3, lines 50,005–120,000]"),
+        "{out}"
+    );
     assert!(
         out.contains("finds error at lines 50,005, 60,000 and 120,000"),
         "{out}"
