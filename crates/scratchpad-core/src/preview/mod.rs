@@ -9,6 +9,7 @@
 //! the entry. The summary read ([`summary`]) lists every template of an entry.
 
 pub mod binary;
+mod forms;
 pub mod hint;
 pub mod json;
 mod json_line;

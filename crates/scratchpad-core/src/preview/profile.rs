@@ -194,6 +194,9 @@ pub(crate) struct Group {
     pub latest: [Option<Example>; 2],
     /// The template (summaries only).
     pub template: Option<String>,
+    /// The group this one was merged into when its form was masked (summaries only); its lines
+    /// were counted there.
+    merged_into: Option<u32>,
 }
 
 /// Which lines get grouped.
@@ -263,7 +266,7 @@ enum Want {
 
 /// A hasher for keys that already are hashes.
 #[derive(Debug, Default, Clone, Copy)]
-struct Prehashed(u64);
+pub(crate) struct Prehashed(u64);
 
 impl Hasher for Prehashed {
     fn finish(&self) -> u64 {
@@ -278,6 +281,10 @@ impl Hasher for Prehashed {
         self.0 = n;
     }
 }
+
+/// Exact templates indexed, at most: past the groups' own, those of lines whose form was masked
+/// (bounds memory when every line has a name of its own).
+const MAX_INDEXED_TEMPLATES: usize = 1 << 16;
 
 /// Groups per bucket (seven levels and "no level").
 const BUCKETS: usize = 8;
@@ -317,6 +324,8 @@ pub(crate) struct Profiler {
     /// Inside a commit's message in `git log` output: its lines are prose, not events.
     in_commit_message: bool,
     pub paths: super::paths::PathStats,
+    /// Forms that differ by a name, masked where they do (summaries only).
+    forms: super::forms::Forms,
     scratch: Vec<u8>,
 }
 
@@ -341,6 +350,7 @@ impl Profiler {
             header: None,
             in_commit_message: false,
             paths: super::paths::PathStats::default(),
+            forms: super::forms::Forms::default(),
             scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
         }
     }
@@ -697,12 +707,25 @@ impl Profiler {
             | LineKind::Diagnostic
             | LineKind::Frame => 0,
         };
-        let key = template(line, &mut self.scratch)
-            ^ (bucket(class.level) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        let mix = (bucket(class.level) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
             ^ kind_bits.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        let key = template(line, &mut self.scratch) ^ mix;
+        let mut places = Vec::new();
         let index = match self.index.get(&key) {
-            Some(&index) => index,
+            Some(&index) => self.live(index),
             None => {
+                if self.track == Track::Everything {
+                    places = self.forms.places(&self.scratch, mix);
+                    if let Some(merged) = self.forms.merged(&places) {
+                        let merged = self.live(merged);
+                        if self.index.len() < MAX_INDEXED_TEMPLATES {
+                            self.index.insert(key, merged);
+                        }
+                        return Some(
+                            self.count_in(merged, number, line, in_head, class, from_line),
+                        );
+                    }
+                }
                 let b = bucket(class.level);
                 if self.per_bucket[b] >= self.cap_per_level {
                     self.ungrouped[b] += 1;
@@ -723,12 +746,29 @@ impl Profiler {
                     after_head: None,
                     latest: [None, None],
                     template,
+                    merged_into: None,
                 });
                 let index = (self.groups.len() - 1) as u32;
                 self.index.insert(key, index);
-                index
+                match self.forms.add(index, &places) {
+                    Some((place, members)) => self.merge(place, &members),
+                    None => index,
+                }
             }
         };
+        Some(self.count_in(index, number, line, in_head, class, from_line))
+    }
+
+    /// Counts line `number` in group `index`, keeping the examples it keeps.
+    fn count_in(
+        &mut self,
+        index: u32,
+        number: u64,
+        line: &[u8],
+        in_head: bool,
+        class: &LineClass,
+        from_line: Option<u64>,
+    ) -> u32 {
         let keep_latest = self.track == Track::Notable;
         let example = (keep_latest
             || (!in_head && self.groups[index as usize].after_head.is_none()))
@@ -744,7 +784,48 @@ impl Profiler {
             group.latest.swap(0, 1);
             group.latest[0] = example;
         }
-        Some(index)
+        index
+    }
+
+    /// The group whose lines `index`'s are counted with (itself unless it was merged).
+    fn live(&self, mut index: u32) -> u32 {
+        while let Some(into) = self.groups.get(index as usize).and_then(|g| g.merged_into) {
+            index = into;
+        }
+        index
+    }
+
+    /// Merges the groups of one form that differ at `place` into the first of them, whose
+    /// template is masked there; returns it.
+    fn merge(&mut self, place: super::forms::Place, members: &[u32]) -> u32 {
+        let Some(&first) = members.first() else {
+            return 0;
+        };
+        let master = self.live(first);
+        for &member in &members[1..] {
+            // A group already merged at another place has another form: it stays there.
+            if member == master || self.groups[member as usize].merged_into.is_some() {
+                continue;
+            }
+            let (count, first_line, last_line, grade, level) = {
+                let g = &mut self.groups[member as usize];
+                g.merged_into = Some(master);
+                let count = std::mem::take(&mut g.count);
+                (count, g.first_line, g.last_line, g.grade, g.level)
+            };
+            self.per_bucket[bucket(level)] = self.per_bucket[bucket(level)].saturating_sub(1);
+            let g = &mut self.groups[master as usize];
+            g.count += count;
+            g.first_line = g.first_line.min(first_line);
+            g.last_line = g.last_line.max(last_line);
+            g.grade = g.grade.max(grade);
+        }
+        let g = &mut self.groups[master as usize];
+        if let Some(template) = &g.template {
+            g.template = Some(super::template::mask_word(template, place.word));
+        }
+        self.forms.set_merged(place, master);
+        master
     }
 
     fn numbered(&self, number: u64, line: &[u8]) -> NumberedLine {
