@@ -123,9 +123,23 @@ pub struct TextProfile {
     /// What the first of `json_queries` finds, in words, when they were chosen from the data.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub json_finds: Option<String>,
+    /// Lines the preview shows whole from the start of the text (`1..=head_through`); zero when
+    /// it shows none or the profile is older than the field.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub head_through: u64,
+    /// The first of the lines the preview shows whole at its end (`tail_from..`, to the last line);
+    /// zero when unknown. A caller that prints lines of the entry under the preview (a command's
+    /// last lines on stderr) leaves out those it already shows.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tail_from: u64,
 }
 
 impl TextProfile {
+    /// Whether the preview shows line `number` whole at its start or its end.
+    pub fn shows_line(&self, number: u64) -> bool {
+        number <= self.head_through || (self.tail_from > 0 && number >= self.tail_from)
+    }
+
     /// What a reader should know about how the text was decoded, if anything.
     pub fn decoding_note(&self) -> Option<String> {
         match (&self.decoded_from, self.invalid_utf8_bytes) {

@@ -164,7 +164,11 @@ impl TextPreviewBuilder {
             },
             &self.profiler,
         );
-        preview.profile = profile;
+        preview.profile = TextProfile {
+            head_through: preview.profile.head_through,
+            tail_from: preview.profile.tail_from,
+            ..profile
+        };
         preview
     }
 }
@@ -235,7 +239,10 @@ fn render(
             text,
             complete: true,
             omitted_chars: 0,
-            profile: TextProfile::default(),
+            profile: TextProfile {
+                head_through: counts.lines,
+                ..TextProfile::default()
+            },
         };
     }
     let head = cut_head(head_buf, config.head_chars);
@@ -289,7 +296,11 @@ fn render(
         text,
         complete: false,
         omitted_chars: omitted,
-        profile: TextProfile::default(),
+        profile: TextProfile {
+            head_through: first_omitted_line - 1,
+            tail_from: last_omitted_line + 1,
+            ..TextProfile::default()
+        },
     }
 }
 
