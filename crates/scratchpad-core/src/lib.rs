@@ -60,6 +60,6 @@ pub use offload::{
 pub use read::{GrepLine, ReadMode, ReadReply};
 pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
-    SessionStats, Stats, WriteOptions,
+    SessionStats, Stats, WriteOptions, check_store_url,
 };
 pub use store::{CheckReport, GcReport, ListFilter, Page, SearchHit, WriteCondition};

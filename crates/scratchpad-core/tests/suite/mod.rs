@@ -11,6 +11,8 @@ mod lifecycle;
 mod notes;
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_tls;
 mod previews;
 mod reads;
 mod real_outputs;
