@@ -104,6 +104,26 @@ pub trait Speak {
     fn arg(&self, arg: Arg) -> String;
 }
 
+/// `call` as a Markdown code span, so that the sentence around it (a period, a comma) is not
+/// copied with it: the span runs exactly as printed. A call with backticks in it gets a longer
+/// fence; one a face already spelled as a span is left as it is.
+pub fn code_span(call: &str) -> String {
+    if call.starts_with('`') && call.ends_with('`') && call.len() > 1 {
+        return call.to_owned();
+    }
+    let mut longest = 0;
+    let mut run = 0;
+    for c in call.chars() {
+        run = if c == '`' { run + 1 } else { 0 };
+        longest = longest.max(run);
+    }
+    if longest == 0 {
+        return format!("`{call}`");
+    }
+    let fence = "`".repeat(longest + 1);
+    format!("{fence} {call} {fence}")
+}
+
 /// A message for a person or a model, whose calls and arguments stay data until a face renders it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Advice(Vec<Piece>);
@@ -175,8 +195,8 @@ impl Advice {
         for piece in &self.0 {
             match piece {
                 Piece::Text(text) => out.push_str(text),
-                Piece::Call(call) => out.push_str(&speak.call(call)),
-                Piece::Arg(arg) => out.push_str(&speak.arg(*arg)),
+                Piece::Call(call) => out.push_str(&code_span(&speak.call(call))),
+                Piece::Arg(arg) => out.push_str(&code_span(&speak.arg(*arg))),
             }
         }
         out

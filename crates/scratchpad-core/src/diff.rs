@@ -242,7 +242,7 @@ impl DiffReply {
         if let Some(next) = self.next_call() {
             out.push_str(&format!(
                 "[more differences; continue with: {}]\n",
-                speak.call(&next)
+                crate::advice::code_span(&speak.call(&next))
             ));
         }
         out

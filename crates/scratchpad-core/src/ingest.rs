@@ -398,6 +398,7 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
             }),
             Some(shape) => Some(TextProfile {
                 json_queries: shape.queries.clone(),
+                json_finds: shape.finds.clone(),
                 ..TextProfile::default()
             }),
         };

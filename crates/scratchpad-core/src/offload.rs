@@ -9,7 +9,7 @@ use base64::Engine as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::advice::{Call, Speak};
+use crate::advice::{Call, Speak, code_span};
 use crate::config::Ttl;
 use crate::error::{Error, Result};
 use crate::model::{EntryInfo, Kind, Source};
@@ -216,9 +216,13 @@ impl Hint {
         let name = &self.name;
         let mut out = format!("Full output saved as `{name}`.");
         if let Some((call, finds)) = &self.finds {
-            out.push_str(&format!(" {} finds {finds}.", speak.call(call)));
+            out.push_str(&format!(" {} finds {finds}.", code_span(&speak.call(call))));
         }
-        let calls: Vec<String> = self.reads.iter().map(|call| speak.call(call)).collect();
+        let calls: Vec<String> = self
+            .reads
+            .iter()
+            .map(|call| code_span(&speak.call(call)))
+            .collect();
         match calls.split_last() {
             Some((last, [])) => out.push_str(&format!(" Read slices with {last}.")),
             Some((last, rest)) => {
@@ -227,7 +231,7 @@ impl Hint {
             None => {}
         }
         out.push_str(&format!(
-            " Pass it whole to another tool as {{{{scratchpad:{name}}}}}."
+            " Pass it whole to another tool as `{{{{scratchpad:{name}}}}}`."
         ));
         out
     }
@@ -253,7 +257,7 @@ pub fn hint(info: &EntryInfo) -> Hint {
                 .map(|grep| {
                     let mode = ReadMode::Grep {
                         pattern: grep.pattern.clone(),
-                        context: 2,
+                        context: u64::from(grep.context),
                         max_matches: None,
                         ignore_case: grep.ignore_case,
                         from: None,
@@ -277,7 +281,7 @@ pub fn hint(info: &EntryInfo) -> Hint {
                 .map(|profile| profile.json_queries.as_slice())
                 .filter(|queries| !queries.is_empty())
                 .unwrap_or(&[]);
-            let reads = if queries.is_empty() {
+            let mut reads: Vec<Call> = if queries.is_empty() {
                 vec![read(ReadMode::Json {
                     query: "type".into(),
                 })]
@@ -291,7 +295,14 @@ pub fn hint(info: &EntryInfo) -> Hint {
                     })
                     .collect()
             };
-            (None, reads)
+            // Queries chosen from the data say what the first one finds.
+            let finds = info
+                .profile
+                .as_ref()
+                .and_then(|profile| profile.json_finds.clone())
+                .filter(|_| !queries.is_empty())
+                .map(|finds| (reads.remove(0), finds));
+            (finds, reads)
         }
         Kind::Binary => (
             None,

@@ -21,6 +21,15 @@ pub struct GrepSuggestion {
     pub ignore_case: bool,
     /// What it finds, for the model: `595 lines at level error; fatal at lines 1,020 and 1,053`.
     pub finds: String,
+    /// Lines of context to show around each line found: enough for the blocks the preview saw
+    /// under its headlines (a compiler's location and label, a test's expected values).
+    #[serde(default = "default_context")]
+    pub context: u32,
+}
+
+/// The context of suggestions stored before they carried their own.
+fn default_context() -> u32 {
+    2
 }
 
 /// One convention's search for one level word, as seen on a line.
@@ -158,6 +167,11 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         // mocha numbers its failures: `  1) adds numbers`.
         How::Mark if span.last() == Some(&b')') => Fragment::new(r"^\s+\d+\) ".to_owned()),
         How::Mark => Fragment::new(escape(span.trim_ascii())),
+        // An indented row's cell after `line:column`; a located row's after `path:line[:column]`.
+        How::LintRow if line.first().is_some_and(|&b| b == b' ' || b == b'\t') => {
+            Fragment::new(format!(r"^\s+\d+:\d+\s+{}\s", escape(span)))
+        }
+        How::LintRow => Fragment::new(format!(r":\d+(?::\d+)? {} ", escape(span))),
     })
 }
 
@@ -288,6 +302,7 @@ pub(crate) fn suggest(counts: &[(Level, u64)], marks: &[LevelMarks; 7]) -> Optio
         pattern,
         ignore_case,
         finds,
+        context: default_context(),
     })
 }
 

@@ -37,6 +37,7 @@ mod corpus;
 #[cfg(test)]
 mod differential;
 mod parser;
+mod queries;
 
 use parser::{Parser, Str, Token};
 
@@ -116,12 +117,16 @@ pub fn json_shape_preview(input: impl Read, budget_chars: usize) -> io::Result<O
 }
 
 /// What one pass over a JSON document learned: its shape preview, and the jq queries that are
-/// valid for it, most useful first (`keys` for an object, `length` and `.[0] | keys` for an array
-/// of objects, a look at `.id` only where the document has that key).
+/// valid for it, most telling first: for its largest collection, the items that differ from the
+/// rest and the field that tells items apart; for a document without one, `keys` of an object,
+/// `length` of an array, a look at `.id` only where the document has that key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct JsonShape {
     pub preview: String,
     pub queries: Vec<String>,
+    /// What the first query finds, in words (`the `name` of the 2 items whose `status` is
+    /// "failed" in `.tests``), when the queries were chosen from the data.
+    pub finds: Option<String>,
 }
 
 /// [`json_shape_preview`] with the queries worth suggesting for the document.
@@ -137,15 +142,24 @@ pub fn json_shape(input: impl Read, budget_chars: usize) -> io::Result<Option<Js
 }
 
 fn shape(root: &Slot, budget_chars: usize) -> JsonShape {
+    let suggested = queries::suggest(root);
+    let (queries, finds) = match suggested.first() {
+        Some(first) => (
+            suggested.iter().map(|s| s.query.clone()).collect(),
+            Some(first.finds.clone()),
+        ),
+        None => (plain_queries(root), None),
+    };
     JsonShape {
         preview: render(root, budget_chars),
-        queries: queries(root),
+        queries,
+        finds,
     }
 }
 
-/// jq queries that are valid for the document whose root is `root`: none asks for a key the
-/// document does not have, or for the keys of an array.
-fn queries(root: &Slot) -> Vec<String> {
+/// jq queries that are valid for a document without a collection to query: none asks for a key
+/// the document does not have, or for the keys of an array.
+fn plain_queries(root: &Slot) -> Vec<String> {
     let only_objects = |slot: &Slot| slot.obj.as_ref().is_some_and(|o| o.count == slot.total());
     let has_id = |obj: &ObjStats| {
         obj.keys.iter().any(|entry| entry.name.text == "id") || obj.other_keys.contains("id")
@@ -204,6 +218,9 @@ struct NumStats {
     count: u64,
     min: NumVal,
     max: NumVal,
+    /// Values equal to `min`: when most are (`"errorCount": 0`), the others are the ones that
+    /// differ.
+    at_min: u64,
 }
 
 #[derive(Debug)]
@@ -523,13 +540,18 @@ impl Slot {
                     count: 1,
                     min: value,
                     max: value,
+                    at_min: 1,
                 });
             }
             Some(stats) => {
                 stats.count += 1;
                 let x = value.as_f64();
-                if x < stats.min.as_f64() {
+                let min = stats.min.as_f64();
+                if x < min {
                     stats.min = value;
+                    stats.at_min = 1;
+                } else if x == min {
+                    stats.at_min += 1;
                 }
                 if x > stats.max.as_f64() {
                     stats.max = value;
@@ -1155,11 +1177,27 @@ fn array_children(arr: &ArrStats, level: usize, detail: &Detail, out: &mut Vec<S
                 .any(|entry| entry.name.text == field && shown_enum(&entry.slot).is_some())
         })
     };
-    let id_lines = ID_FIELDS
+    // Fields whose samples tell items apart come first, short ones before long ones: `name`
+    // before an `id` of 90 characters, and before a `type` every item shares.
+    let mut id_lines: Vec<(&&str, &Samples)> = ID_FIELDS
         .iter()
         .zip(&arr.ids)
         .filter(|(field, samples)| samples.count > 0 && !listed_as_enum(field))
-        .take(detail.id_fields);
+        .collect();
+    id_lines.sort_by_key(|(field, samples)| {
+        let long = arr.items.obj.as_ref().is_some_and(|obj| {
+            obj.keys.iter().any(|entry| {
+                entry.name.text == **field
+                    && entry
+                        .slot
+                        .str
+                        .as_ref()
+                        .is_some_and(|s| s.max_chars > MAX_SAMPLE_CHARS as u64)
+            })
+        });
+        (samples.shown() < 2, long)
+    });
+    let id_lines = id_lines.into_iter().take(detail.id_fields);
     for (field, samples) in id_lines {
         out.push(format!(
             "{}samples of .{field}: {}",
@@ -1195,15 +1233,15 @@ fn sample_list(samples: &Samples) -> String {
             _ => None,
         })
         .collect();
+    // What the samples shown share is said once, so that each shows what tells it apart; "all"
+    // only when every value shares it, not just the samples.
     let (prefix, suffix) = if strings.len() >= 2 && strings.len() == all.len() {
-        shared_affixes(
-            &strings,
-            samples.shared.prefix.chars().count(),
-            samples.shared.suffix_rev.chars().count(),
-        )
+        shared_affixes(&strings, usize::MAX, usize::MAX)
     } else {
         (0, 0)
     };
+    let all_start = prefix <= samples.shared.prefix.chars().count();
+    let all_end = suffix <= samples.shared.suffix_rev.chars().count();
     let text_of = |sample: &Sample| match sample {
         Sample::Str(text) if prefix + suffix > 0 => distinct_part(text, prefix, suffix),
         other => sample_text(other),
@@ -1220,12 +1258,14 @@ fn sample_list(samples: &Samples) -> String {
         if prefix > 0 {
             let shared: String = first.text.chars().take(prefix).collect();
             let (kept, cut) = cut_chars(&shared, 2 * MAX_SAMPLE_CHARS);
-            out.push_str(&format!(" (all start {})", quote(kept, cut)));
+            let who = if all_start { "all" } else { "these" };
+            out.push_str(&format!(" ({who} start {})", quote(kept, cut)));
         }
         if suffix > 0 {
             let chars = first.text.chars().count();
             let shared: String = first.text.chars().skip(chars - suffix).collect();
-            out.push_str(&format!(" (all end {})", quote(&shared, false)));
+            let who = if all_end { "all" } else { "these" };
+            out.push_str(&format!(" ({who} end {})", quote(&shared, false)));
         }
     }
     out

@@ -9,9 +9,13 @@
 //! the entry. The summary read ([`summary`]) lists every template of an entry.
 
 pub mod binary;
+mod forms;
 pub mod hint;
 pub mod json;
+mod json_line;
+pub mod paths;
 pub mod profile;
+pub mod report;
 pub mod severity;
 // The summary read lives with the readers; it shares the profiler above.
 pub use crate::read::summary;

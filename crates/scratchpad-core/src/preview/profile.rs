@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use super::binary::thousands;
 use super::hint::{GrepSuggestion, LevelMarks, suggest};
+use super::report;
 use super::severity::{How, Level, LineClass, LineKind, classify};
 use super::template::template;
 
@@ -119,9 +120,26 @@ pub struct TextProfile {
     /// For a JSON document: jq queries valid for it, most useful first ([`super::JsonShape`]).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub json_queries: Vec<String>,
+    /// What the first of `json_queries` finds, in words, when they were chosen from the data.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub json_finds: Option<String>,
+    /// Lines the preview shows whole from the start of the text (`1..=head_through`); zero when
+    /// it shows none or the profile is older than the field.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub head_through: u64,
+    /// The first of the lines the preview shows whole at its end (`tail_from..`, to the last line);
+    /// zero when unknown. A caller that prints lines of the entry under the preview (a command's
+    /// last lines on stderr) leaves out those it already shows.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub tail_from: u64,
 }
 
 impl TextProfile {
+    /// Whether the preview shows line `number` whole at its start or its end.
+    pub fn shows_line(&self, number: u64) -> bool {
+        number <= self.head_through || (self.tail_from > 0 && number >= self.tail_from)
+    }
+
     /// What a reader should know about how the text was decoded, if anything.
     pub fn decoding_note(&self) -> Option<String> {
         match (&self.decoded_from, self.invalid_utf8_bytes) {
@@ -148,13 +166,26 @@ pub struct NumberedLine {
     pub text: String,
 }
 
+/// Lines of a failure block shown with its headline, at most: a diagnostic's location and label,
+/// a test's expected and received values, a resolver's cause.
+pub(crate) const MAX_DETAILS: usize = 3;
+
+/// Lines of context a suggested search shows around each line it finds: at least enough for a
+/// headline's next lines, at most a long block's.
+const DEFAULT_CONTEXT_LINES: u64 = 2;
+const MAX_CONTEXT_LINES: u64 = 10;
+
+/// Lines after a headline searched for its block's detail, at most.
+const BLOCK_LINES: u8 = 24;
+
 /// An occurrence of a group: the line, and what the event around it added.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Example {
     pub line: NumberedLine,
-    /// The line that completes it: a panic's message, a diagnostic's location, an exception's root
-    /// cause (`Caused by: …`), a failed test's assertion.
-    pub detail: Option<NumberedLine>,
+    /// The lines that complete it, in line order (at most [`MAX_DETAILS`]): a panic's message, a
+    /// diagnostic's location and label, an exception's root cause (`Caused by: …`) or the frame
+    /// that raised it, a failed test's assertion, the file a linter row is about.
+    pub details: Vec<NumberedLine>,
     /// Where a multi-line event began (a traceback's first line), when not at this line.
     pub from_line: Option<u64>,
 }
@@ -177,6 +208,9 @@ pub(crate) struct Group {
     pub latest: [Option<Example>; 2],
     /// The template (summaries only).
     pub template: Option<String>,
+    /// The group this one was merged into when its form was masked (summaries only); its lines
+    /// were counted there.
+    merged_into: Option<u32>,
 }
 
 /// Which lines get grouped.
@@ -209,6 +243,16 @@ enum Pending {
         group: u32,
         anchor: u64,
     },
+    /// The lines under a failure's headline (a diagnostic's source and label, a test's expected
+    /// and received values, a resolver's cause), searched for its detail; `scanned` lines so far.
+    Block {
+        group: u32,
+        anchor: u64,
+        scanned: u8,
+        blanks: u8,
+        /// Jest's blocks: blank lines inside, the code frame and the `at` line close them.
+        jest: bool,
+    },
     /// The goroutine dump after a Go `panic: …`, searched for the first frame of the program's
     /// own code; `left` bounds the lines searched.
     GoStack {
@@ -228,19 +272,15 @@ const GO_STACK_LINES: u8 = 40;
 enum Want {
     /// A Rust panic's message, on the line after `panicked at …:`.
     PanicMessage,
-    /// A rustc diagnostic's location: ` --> src/x.rs:1:2`.
-    Location,
     /// A Go test's message: `    x_test.go:12: got 4, want 3`.
     GoTestMessage,
-    /// Jest's first line after `● suite › test`.
-    JestMessage,
     /// The `left:` and `right:` lines after `assertion `left == right` failed`.
     AssertSides,
 }
 
 /// A hasher for keys that already are hashes.
 #[derive(Debug, Default, Clone, Copy)]
-struct Prehashed(u64);
+pub(crate) struct Prehashed(u64);
 
 impl Hasher for Prehashed {
     fn finish(&self) -> u64 {
@@ -255,6 +295,10 @@ impl Hasher for Prehashed {
         self.0 = n;
     }
 }
+
+/// Exact templates indexed, at most: past the groups' own, those of lines whose form was masked
+/// (bounds memory when every line has a name of its own).
+const MAX_INDEXED_TEMPLATES: usize = 1 << 16;
 
 /// Groups per bucket (seven levels and "no level").
 const BUCKETS: usize = 8;
@@ -282,6 +326,20 @@ pub(crate) struct Profiler {
     /// In a Go panic's stack: the last function line of the program's own code, waiting for its
     /// location on the next line.
     go_function: Option<NumberedLine>,
+    /// In a Python traceback: the last `File "…", line N, in f` and the code line under it.
+    traceback_frame: Vec<NumberedLine>,
+    /// Candidate detail lines of the open block, with their worth (higher first).
+    block: Vec<(u8, NumberedLine)>,
+    /// The widest block shown with a line at warning or above: lines from its headline to its
+    /// last detail, for the suggested search's context.
+    pub block_span: u64,
+    /// The last line that named a file on its own (a linter's header), kept for the rows under it.
+    header: Option<(u64, Vec<u8>)>,
+    /// Inside a commit's message in `git log` output: its lines are prose, not events.
+    in_commit_message: bool,
+    pub paths: super::paths::PathStats,
+    /// Forms that differ by a name, masked where they do (summaries only).
+    forms: super::forms::Forms,
     scratch: Vec<u8>,
 }
 
@@ -300,6 +358,13 @@ impl Profiler {
             pending: Pending::None,
             traceback_text: String::new(),
             go_function: None,
+            traceback_frame: Vec::new(),
+            block: Vec::new(),
+            block_span: 0,
+            header: None,
+            in_commit_message: false,
+            paths: super::paths::PathStats::default(),
+            forms: super::forms::Forms::default(),
             scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
         }
     }
@@ -312,14 +377,64 @@ impl Profiler {
     /// Feeds line `number` (1-based, without its newline). `in_head`: the preview shows it already.
     pub fn line(&mut self, number: u64, line: &[u8], in_head: bool) {
         let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let class = classify(line);
+        self.paths.line(line);
+        let class = if self.quoted(line) {
+            LineClass::NONE
+        } else {
+            classify(line)
+        };
+        if class.level.is_none() && report::is_path_header(line) {
+            let header = self.header.get_or_insert_with(|| (0, Vec::new()));
+            header.0 = number;
+            header.1.clear();
+            header.1.extend_from_slice(line);
+        }
         match std::mem::replace(&mut self.pending, Pending::None) {
             Pending::None => {}
+            Pending::Block {
+                group,
+                anchor,
+                scanned,
+                blanks,
+                jest,
+            } => {
+                if let Some((blanks, worth)) = block_line(line, &class, blanks, jest)
+                    && scanned < BLOCK_LINES
+                {
+                    if worth > 0 {
+                        let detail = self.numbered(number, line.trim_ascii());
+                        self.block.push((worth, detail));
+                    }
+                    self.pending = Pending::Block {
+                        group,
+                        anchor,
+                        scanned: scanned + 1,
+                        blanks,
+                        jest,
+                    };
+                    self.other(number, line, in_head, class);
+                    return;
+                }
+                self.close_block(group, anchor);
+            }
             Pending::Traceback {
                 start,
                 in_head: start_in_head,
             } => {
                 if line.first().is_none_or(|&b| b == b' ' || b == b'\t') {
+                    // The innermost frame is the last: keep its `File …` line and its code line.
+                    let trimmed = line.trim_ascii();
+                    if trimmed.starts_with(b"File \"") {
+                        self.traceback_frame.clear();
+                        let frame = self.numbered(number, trimmed);
+                        self.traceback_frame.push(frame);
+                    } else if self.traceback_frame.len() == 1
+                        && !trimmed.is_empty()
+                        && !trimmed.iter().all(|&b| matches!(b, b'^' | b'~' | b' '))
+                    {
+                        let code = self.numbered(number, trimmed);
+                        self.traceback_frame.push(code);
+                    }
                     self.pending = Pending::Traceback {
                         start,
                         in_head: start_in_head,
@@ -341,7 +456,14 @@ impl Profiler {
                     grade: 0,
                 };
                 self.counts.error += 1;
-                self.record(number, line, in_head, &class, Some(start));
+                let group = self.record(number, line, in_head, &class, Some(start));
+                let frame = std::mem::take(&mut self.traceback_frame);
+                if let Some(group) = group
+                    && !frame.is_empty()
+                {
+                    self.note_span(&class, number, frame[0].line);
+                    self.put_details(group, number, frame, false);
+                }
                 return;
             }
             Pending::Detail {
@@ -445,6 +567,7 @@ impl Profiler {
         }
         match class.kind {
             LineKind::TracebackStart => {
+                self.traceback_frame.clear();
                 self.pending = Pending::Traceback {
                     start: number,
                     in_head,
@@ -465,6 +588,15 @@ impl Profiler {
                 let Some(group) = self.record(number, line, in_head, &class, None) else {
                     return;
                 };
+                if class.how == How::LintRow
+                    && class.level.is_some_and(|l| l >= Level::Error)
+                    && line.first().is_some_and(|&b| b == b' ' || b == b'\t')
+                    && let Some((header_line, header)) = &self.header
+                {
+                    // An indented row is about the file named above it.
+                    let detail = self.numbered(*header_line, header);
+                    self.put_details(group, number, vec![detail], false);
+                }
                 let want = match class.kind {
                     LineKind::Panic if line.starts_with(b"panic: ") => {
                         self.go_function = None;
@@ -484,7 +616,6 @@ impl Profiler {
                     {
                         Some((Want::AssertSides, 0))
                     }
-                    LineKind::Diagnostic => Some((Want::Location, 0)),
                     LineKind::TestFailure if line.starts_with(b"--- FAIL") => {
                         Some((Want::GoTestMessage, 0))
                     }
@@ -492,7 +623,12 @@ impl Profiler {
                         if class.how == How::Mark
                             && line.trim_ascii_start().starts_with("●".as_bytes()) =>
                     {
-                        Some((Want::JestMessage, 2))
+                        self.open_block(group, number, true);
+                        None
+                    }
+                    _ if opens_block(line, &class) => {
+                        self.open_block(group, number, false);
+                        None
                     }
                     LineKind::Exception => {
                         self.pending = Pending::Frames {
@@ -542,12 +678,20 @@ impl Profiler {
     }
 
     fn example(&self, number: u64, line: &[u8], from_line: Option<u64>) -> Example {
+        // A JSON line too long to show whole shows the fields that say what happened.
+        let condensed = (line.first() == Some(&b'{') && line.len() > self.example_chars)
+            .then(|| super::json_line::condense(line))
+            .flatten();
+        let text = match condensed {
+            Some(text) => text,
+            None => String::from_utf8_lossy(line).into_owned(),
+        };
         Example {
             line: NumberedLine {
                 line: number,
-                text: super::text::shorten(&String::from_utf8_lossy(line), self.example_chars),
+                text: super::text::shorten(&text, self.example_chars),
             },
-            detail: None,
+            details: Vec::new(),
             from_line,
         }
     }
@@ -569,14 +713,33 @@ impl Profiler {
         let kind_bits = match class.kind {
             LineKind::Summary => 1u64,
             LineKind::TestFailure => 2,
-            _ => 0,
+            LineKind::Plain
+            | LineKind::Panic
+            | LineKind::Exception
+            | LineKind::Traceback
+            | LineKind::TracebackStart
+            | LineKind::Diagnostic
+            | LineKind::Frame => 0,
         };
-        let key = template(line, &mut self.scratch)
-            ^ (bucket(class.level) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+        let mix = (bucket(class.level) as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15)
             ^ kind_bits.wrapping_mul(0xc2b2_ae3d_27d4_eb4f);
+        let key = template(line, &mut self.scratch) ^ mix;
+        let mut places = Vec::new();
         let index = match self.index.get(&key) {
-            Some(&index) => index,
+            Some(&index) => self.live(index),
             None => {
+                if self.track == Track::Everything {
+                    places = self.forms.places(&self.scratch, mix);
+                    if let Some(merged) = self.forms.merged(&places) {
+                        let merged = self.live(merged);
+                        if self.index.len() < MAX_INDEXED_TEMPLATES {
+                            self.index.insert(key, merged);
+                        }
+                        return Some(
+                            self.count_in(merged, number, line, in_head, class, from_line),
+                        );
+                    }
+                }
                 let b = bucket(class.level);
                 if self.per_bucket[b] >= self.cap_per_level {
                     self.ungrouped[b] += 1;
@@ -597,12 +760,29 @@ impl Profiler {
                     after_head: None,
                     latest: [None, None],
                     template,
+                    merged_into: None,
                 });
                 let index = (self.groups.len() - 1) as u32;
                 self.index.insert(key, index);
-                index
+                match self.forms.add(index, &places) {
+                    Some((place, members)) => self.merge(place, &members),
+                    None => index,
+                }
             }
         };
+        Some(self.count_in(index, number, line, in_head, class, from_line))
+    }
+
+    /// Counts line `number` in group `index`, keeping the examples it keeps.
+    fn count_in(
+        &mut self,
+        index: u32,
+        number: u64,
+        line: &[u8],
+        in_head: bool,
+        class: &LineClass,
+        from_line: Option<u64>,
+    ) -> u32 {
         let keep_latest = self.track == Track::Notable;
         let example = (keep_latest
             || (!in_head && self.groups[index as usize].after_head.is_none()))
@@ -618,18 +798,60 @@ impl Profiler {
             group.latest.swap(0, 1);
             group.latest[0] = example;
         }
-        Some(index)
+        index
+    }
+
+    /// The group whose lines `index`'s are counted with (itself unless it was merged).
+    fn live(&self, mut index: u32) -> u32 {
+        while let Some(into) = self.groups.get(index as usize).and_then(|g| g.merged_into) {
+            index = into;
+        }
+        index
+    }
+
+    /// Merges the groups of one form that differ at `place` into the first of them, whose
+    /// template is masked there; returns it.
+    fn merge(&mut self, place: super::forms::Place, members: &[u32]) -> u32 {
+        let Some(&first) = members.first() else {
+            return 0;
+        };
+        let master = self.live(first);
+        for &member in &members[1..] {
+            // A group already merged at another place has another form: it stays there.
+            if member == master || self.groups[member as usize].merged_into.is_some() {
+                continue;
+            }
+            let (count, first_line, last_line, grade, level) = {
+                let g = &mut self.groups[member as usize];
+                g.merged_into = Some(master);
+                let count = std::mem::take(&mut g.count);
+                (count, g.first_line, g.last_line, g.grade, g.level)
+            };
+            self.per_bucket[bucket(level)] = self.per_bucket[bucket(level)].saturating_sub(1);
+            let g = &mut self.groups[master as usize];
+            g.count += count;
+            g.first_line = g.first_line.min(first_line);
+            g.last_line = g.last_line.max(last_line);
+            g.grade = g.grade.max(grade);
+        }
+        let g = &mut self.groups[master as usize];
+        if let Some(template) = &g.template {
+            g.template = Some(super::template::mask_word(template, place.word));
+        }
+        self.forms.set_merged(place, master);
+        master
+    }
+
+    fn numbered(&self, number: u64, line: &[u8]) -> NumberedLine {
+        NumberedLine {
+            line: number,
+            text: super::text::shorten(&String::from_utf8_lossy(line), self.example_chars),
+        }
     }
 
     /// Attaches `line` as the detail of the event at `anchor` in every example that holds it.
     fn set_detail(&mut self, group: u32, anchor: u64, number: u64, line: &[u8], replace: bool) {
-        let detail = NumberedLine {
-            line: number,
-            text: super::text::shorten(
-                &String::from_utf8_lossy(line.trim_ascii()),
-                self.example_chars,
-            ),
-        };
+        let detail = self.numbered(number, line.trim_ascii());
         self.put_detail(group, anchor, detail, replace);
     }
 
@@ -640,45 +862,110 @@ impl Profiler {
         let Some(group) = self.groups.get_mut(group as usize) else {
             return;
         };
-        let examples = std::iter::once(&mut group.first)
-            .chain(group.after_head.as_mut())
-            .chain(group.latest.iter_mut().flatten());
-        for example in examples.filter(|e| e.line.line == anchor) {
+        for example in group.examples_mut().filter(|e| e.line.line == anchor) {
             let more = String::from_utf8_lossy(more);
-            match &mut example.detail {
+            match example.details.last_mut() {
                 Some(detail) => {
                     let text = format!("{}; {more}", detail.text);
                     detail.text = super::text::shorten(&text, example_chars);
                 }
-                None => {
-                    example.detail = Some(NumberedLine {
-                        line: number,
-                        text: super::text::shorten(&more, example_chars),
-                    });
-                }
+                None => example.details.push(NumberedLine {
+                    line: number,
+                    text: super::text::shorten(&more, example_chars),
+                }),
             }
         }
     }
 
+    /// Makes `detail` the one detail of the event at `anchor`, when it has none or `replace`.
     fn put_detail(&mut self, group: u32, anchor: u64, detail: NumberedLine, replace: bool) {
+        self.put_details(group, anchor, vec![detail], replace);
+    }
+
+    /// Makes `details` (in line order) the details of the event at `anchor` in every example that
+    /// holds it, when it has none yet or `replace`.
+    fn put_details(&mut self, group: u32, anchor: u64, details: Vec<NumberedLine>, replace: bool) {
         let Some(group) = self.groups.get_mut(group as usize) else {
             return;
         };
-        let examples = std::iter::once(&mut group.first)
-            .chain(group.after_head.as_mut())
-            .chain(group.latest.iter_mut().flatten());
-        for example in examples {
-            if example.line.line == anchor && (replace || example.detail.is_none()) {
-                example.detail = Some(detail.clone());
+        for example in group.examples_mut() {
+            if example.line.line == anchor && (replace || example.details.is_empty()) {
+                example.details.clone_from(&details);
             }
+        }
+    }
+
+    fn open_block(&mut self, group: u32, anchor: u64, jest: bool) {
+        self.block.clear();
+        self.pending = Pending::Block {
+            group,
+            anchor,
+            scanned: 0,
+            blanks: 0,
+            jest,
+        };
+    }
+
+    /// Ends the open block: its most telling lines become the headline's details.
+    fn close_block(&mut self, group: u32, anchor: u64) {
+        let mut block = std::mem::take(&mut self.block);
+        if block.is_empty() {
+            return;
+        }
+        let Some(level) = self.groups.get(group as usize).map(|g| g.level) else {
+            return;
+        };
+        // A warning keeps one line, its location or label; a failure its block.
+        let keep = if level.is_some_and(|l| l >= Level::Error) {
+            MAX_DETAILS
+        } else {
+            block.retain(|(worth, _)| *worth >= 4);
+            1
+        };
+        // Most telling first, earliest first among equals; then shown in line order.
+        block.sort_by_key(|(worth, line)| (std::cmp::Reverse(*worth), line.line));
+        block.truncate(keep);
+        let mut details: Vec<NumberedLine> = block.into_iter().map(|(_, line)| line).collect();
+        details.sort_by_key(|d| d.line);
+        if let Some(last) = details.last()
+            && level.is_some_and(|l| l >= Level::Warning)
+        {
+            self.block_span = self.block_span.max(last.line.saturating_sub(anchor));
+        }
+        self.put_details(group, anchor, details, false);
+    }
+
+    fn note_span(&mut self, class: &LineClass, anchor: u64, detail: u64) {
+        if class.level.is_some_and(|l| l >= Level::Warning) {
+            self.block_span = self.block_span.max(anchor.abs_diff(detail));
+        }
+    }
+
+    /// True when `line` is quoted text whose words are not events: a commit message in `git log`
+    /// or `git show` output (indented four blanks under `commit <hash>`, until a diff starts).
+    /// (A `> ` line is not taken as a quote: Gradle prints its tasks so, `> Task :x FAILED`.)
+    fn quoted(&mut self, line: &[u8]) -> bool {
+        match line.first() {
+            Some(b'c') if is_commit_header(line) => {
+                self.in_commit_message = true;
+                false
+            }
+            Some(b'd') if line.starts_with(b"diff --git ") => {
+                self.in_commit_message = false;
+                false
+            }
+            Some(b' ') => self.in_commit_message && line.starts_with(b"    "),
+            _ => false,
         }
     }
 
     /// Ends the input: a traceback it cut short is anchored at its first line.
     pub fn finish(&mut self) {
-        if let Pending::Traceback { start, in_head } =
-            std::mem::replace(&mut self.pending, Pending::None)
-        {
+        let pending = std::mem::replace(&mut self.pending, Pending::None);
+        if let Pending::Block { group, anchor, .. } = pending {
+            self.close_block(group, anchor);
+        }
+        if let Pending::Traceback { start, in_head } = pending {
             // The traceback's first line was counted without a level; it becomes the error.
             self.counts.unleveled = self.counts.unleveled.saturating_sub(1);
             self.counts.error += 1;
@@ -730,9 +1017,26 @@ impl Profiler {
             .collect()
     }
 
-    /// The search that finds the most severe lines seen.
+    /// The search that finds the most severe lines seen, with the context their blocks need; for
+    /// a listing of paths without levels, the paths of its largest directory.
     pub fn grep(&self) -> Option<GrepSuggestion> {
-        suggest(&self.level_list(), &self.marks)
+        if let Some(mut grep) = suggest(&self.level_list(), &self.marks) {
+            grep.context = self
+                .block_span
+                .clamp(DEFAULT_CONTEXT_LINES, MAX_CONTEXT_LINES) as u32;
+            return Some(grep);
+        }
+        let (dir, count) = self
+            .paths
+            .is_listing()
+            .then(|| self.paths.largest_directory())
+            .flatten()?;
+        Some(GrepSuggestion {
+            pattern: format!("^{}/", regex::escape(&dir)),
+            ignore_case: false,
+            finds: format!("the {} paths under {dir}/", thousands(count)),
+            context: 0,
+        })
     }
 
     /// The most severe summary line (its latest occurrence), if the entry has one.
@@ -757,12 +1061,144 @@ fn completes(want: Want, line: &[u8]) -> bool {
                 && !trimmed.starts_with(b"note: ")
                 && !trimmed.starts_with(b"stack backtrace:")
         }
-        Want::Location => trimmed.starts_with(b"--> "),
         Want::GoTestMessage => {
             line.first().is_some_and(|&b| b == b' ' || b == b'\t')
                 && memchr::memmem::find(trimmed, b".go:").is_some()
         }
-        Want::JestMessage => !trimmed.is_empty(),
         Want::AssertSides => trimmed.starts_with(b"left:") || trimmed.starts_with(b"right:"),
     }
+}
+
+impl Group {
+    /// The occurrences a group keeps: its first, its first after the head, its latest two.
+    fn examples_mut(&mut self) -> impl Iterator<Item = &mut Example> {
+        std::iter::once(&mut self.first)
+            .chain(self.after_head.as_mut())
+            .chain(self.latest.iter_mut().flatten())
+    }
+}
+
+/// `commit 84fc13293c338a239cb35e2135d2f127fe49b168` (also with refs after it, as `--decorate`
+/// prints them).
+fn is_commit_header(line: &[u8]) -> bool {
+    let Some(rest) = line.strip_prefix(b"commit ") else {
+        return false;
+    };
+    let hex = rest.iter().take_while(|b| b.is_ascii_hexdigit()).count();
+    (hex == 40 || hex == 64) && rest.get(hex).is_none_or(|&b| b == b' ')
+}
+
+/// True when a block opens under this recorded line: a failure's headline whose detail follows
+/// on the next lines: a compiler's `error[E0308]: …` or `file.c:3:5: error: …`, a tool's
+/// `ERROR: Cannot install …` or `error: No solution found …`.
+fn opens_block(line: &[u8], class: &LineClass) -> bool {
+    if class.level.is_none_or(|l| l < Level::Warning) {
+        return false;
+    }
+    match class.kind {
+        LineKind::Diagnostic => true,
+        LineKind::Plain => {
+            matches!(class.how, How::Label | How::FatalError | How::Upper)
+                && !line.first().is_some_and(|&b| b == b' ' || b == b'\t')
+        }
+        LineKind::TestFailure
+        | LineKind::Summary
+        | LineKind::Panic
+        | LineKind::Exception
+        | LineKind::Traceback
+        | LineKind::TracebackStart
+        | LineKind::Frame => false,
+    }
+}
+
+/// Whether `line` continues an open block, and what it is worth as its detail (0: shown never):
+/// `Some((blank lines seen, worth))`, or `None` when the block ends before it.
+fn block_line(line: &[u8], class: &LineClass, blanks: u8, jest: bool) -> Option<(u8, u8)> {
+    let trimmed = line.trim_ascii();
+    if trimmed.is_empty() {
+        // A compiler's block ends at a blank line; a resolver's cause and jest's values come
+        // after one.
+        let limit = if jest { 8 } else { 1 };
+        return (blanks < limit).then_some((blanks + 1, 0));
+    }
+    let indented = line.first().is_some_and(|&b| b == b' ' || b == b'\t');
+    if jest {
+        if !indented || trimmed.starts_with("●".as_bytes()) {
+            return None;
+        }
+        // The `at` line says where; after it come the next test's lines.
+        return Some((blanks, worth(trimmed)));
+    }
+    let gutter = {
+        let digits = trimmed.iter().take_while(|b| b.is_ascii_digit()).count();
+        trimmed[digits..].trim_ascii_start().starts_with(b"|")
+    };
+    // `The conflict is caused by:`, `help: you can convert …`: a block's own words at the margin.
+    let intro = !indented && trimmed.ends_with(b":") && class.level.is_none();
+    let note = !indented && (trimmed.starts_with(b"help:") || trimmed.starts_with(b"note:"));
+    // A line with its own level or kind (a traceback, a frame) starts something else.
+    let own_event = (class.level.is_some_and(|l| l >= Level::Warning) && !gutter)
+        || class.kind != LineKind::Plain;
+    if own_event || !(indented || gutter || intro || note) {
+        return None;
+    }
+    if intro {
+        // `The conflict is caused by:` introduces the cause; it is not the cause.
+        return Some((blanks, u8::from(worth(trimmed) >= 4) * 4));
+    }
+    Some((blanks, worth(trimmed)))
+}
+
+/// How much a line of a block says about its failure: where it is (a location, a frame), what
+/// differs (expected and received values, a label under the code), why (a cause).
+fn worth(trimmed: &[u8]) -> u8 {
+    let has = |needle: &[u8]| memchr::memmem::find(trimmed, needle).is_some();
+    if trimmed.starts_with(b"--> ")
+        || trimmed.starts_with(b"File \"")
+        || (trimmed.starts_with(b"at ") && has(b":"))
+    {
+        return 5;
+    }
+    if trimmed.starts_with(b"Expected")
+        || trimmed.starts_with(b"Received")
+        || trimmed.starts_with(b"left:")
+        || trimmed.starts_with(b"right:")
+        || trimmed.starts_with(b"cause:")
+        || has(b" because ")
+        || trimmed.starts_with(b"Because ")
+        || has(b" depends on ")
+        || has(b"requested ")
+        || has(b"requires ")
+    {
+        return 4;
+    }
+    // A label under the code: `|   ---   ^^^ expected `u32`, found `&str``.
+    let carets = trimmed.iter().position(|&b| b == b'^');
+    if let Some(at) = carets {
+        let after = &trimmed[at..];
+        let text = after
+            .iter()
+            .skip_while(|&&b| matches!(b, b'^' | b'~' | b'-' | b' '))
+            .count();
+        if text > 0 {
+            return 4;
+        }
+    }
+    // Jest's diff: `-   "discount": 0.15,` against `+   "discount": 0.1,`.
+    if (trimmed.starts_with(b"- ") || trimmed.starts_with(b"+ "))
+        && !has(b"Expected")
+        && !has(b"Received")
+    {
+        return 3;
+    }
+    if trimmed.starts_with(b"= ") || trimmed.starts_with(b"help:") || trimmed.starts_with(b"note:")
+    {
+        return 2;
+    }
+    // A source line in a gutter: `5 |     let x = …`.
+    let digits = trimmed.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits > 0 && trimmed[digits..].trim_ascii_start().starts_with(b"| ") {
+        return 1;
+    }
+    0
 }

@@ -176,6 +176,9 @@ pub(crate) enum How {
     HttpStatus,
     /// A test runner's failure mark (`✕`, `●`); the span is the mark.
     Mark,
+    /// A linter row's level cell after its location (`  27:11  error  …`, `a.md:4 error …`); the
+    /// span is the word or mark.
+    LintRow,
 }
 
 /// A classified line: its level (if any), its kind and where the level was read.
@@ -201,7 +204,13 @@ impl LineClass {
         grade: 0,
     };
 
-    fn new(level: Level, kind: LineKind, how: How, start: usize, end: usize) -> LineClass {
+    pub(crate) fn new(
+        level: Level,
+        kind: LineKind,
+        how: How,
+        start: usize,
+        end: usize,
+    ) -> LineClass {
         LineClass {
             level: Some(level),
             kind,
@@ -449,6 +458,8 @@ fn classify_level(line: &[u8]) -> LineClass {
     let class = if first == b'{' {
         json_level(line)
     } else if let Some(class) = after_timestamp(line) {
+        class
+    } else if let Some(class) = super::report::linter_row(line, 0) {
         class
     } else {
         scan_words(line)
@@ -788,8 +799,9 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
                 .get(1..)
                 .is_some_and(|rest| rest.iter().find(|b| !b.is_ascii_digit()) == Some(&b' ')) =>
         {
-            count_summary(line)
+            count_summary(line).or_else(|| super::report::package_plan(line))
         }
+        b'T' if line.starts_with(b"The following ") => super::report::package_plan(line),
         b'V' | b'D' | b'I' | b'W' | b'E' | b'F' | b'A' if line.get(1) == Some(&b'/') => {
             // Logcat brief / process / tag formats: `E/AndroidRuntime( 1234): …`.
             let level = letter_level(first)?;
@@ -851,6 +863,12 @@ fn boxed(line: &[u8]) -> Option<LineClass> {
     }
     for glyph in ["✖ ", "✕ ", "✗ ", "✘ "] {
         if line.starts_with(glyph.as_bytes()) {
+            // eslint's and stylelint's closing count: `✖ 2881 problems (1 error, 2880 warnings)`.
+            let rest = &line[glyph.len()..];
+            let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+            if digits > 0 && rest[digits..].starts_with(b" problem") {
+                return Some(summary(line, b" error"));
+            }
             return Some(LineClass::new(
                 Level::Error,
                 LineKind::TestFailure,
@@ -1048,6 +1066,11 @@ fn indented(line: &[u8]) -> Option<LineClass> {
     }
     if rest.starts_with(b"Caused by: ") {
         return Some(LineClass::kind_only(LineKind::Frame));
+    }
+    if rest.first().is_some_and(u8::is_ascii_digit)
+        && let Some(class) = super::report::linter_row(line, indent)
+    {
+        return Some(class);
     }
     if rest.starts_with(b"not ok ") {
         // A TAP subtest.
@@ -1387,8 +1410,9 @@ fn check_word(
         b':' => b']',
         _ => 0,
     };
-    // `Box<Error>`, `Vec<Info>`: a type argument, not a level.
-    let generic = prev == b'<' && follows_word(line, start - 1);
+    // `Box<Error>`, `Vec<Info>`: a type argument, not a level; `compute(err)`, `derive(Error)`,
+    // `levels[warn]`: an argument or an index.
+    let generic = matches!(prev, b'<' | b'(' | b'[') && follows_word(line, start - 1);
     if closing != 0 && next == closing && form != Form::Column && form != Form::Outcome && !generic
     {
         let open = if prev == b':' {
@@ -1427,7 +1451,11 @@ fn check_word(
         let dotted = next == b'.' && line.get(end + 1).is_some_and(|&b| is(b, ALPHA));
         let boundary_after = !(is(next, WORD) || next == b'=' || next == b'(' || dotted);
         let ansi = prev == b'm' && start >= 2 && memchr::memchr(0x1b, &line[..start]).is_some();
-        if (boundary_before || ansi) && boundary_after && form != Form::Column {
+        if (boundary_before || ansi)
+            && boundary_after
+            && form != Form::Column
+            && !quoted_in_prose(line, start)
+        {
             let kind = if form == Form::Outcome {
                 LineKind::TestFailure
             } else {
@@ -1745,7 +1773,8 @@ fn outcome_word(line: &[u8], from: usize) -> Option<LineClass> {
                 break;
             }
         }
-        let before_ok = start == 0 || !is(prefix[start - 1], WORD) && prefix[start - 1] != b'.';
+        let before_ok = (start == 0 || !is(prefix[start - 1], WORD) && prefix[start - 1] != b'.')
+            && !quoted_in_prose(prefix, start);
         let after_ok = prefix.get(end).is_none_or(|&b| !is(b, WORD) && b != b'=');
         if before_ok && after_ok {
             return Some(LineClass::new(
@@ -1759,6 +1788,25 @@ fn outcome_word(line: &[u8], from: usize) -> Option<LineClass> {
         from = start + 4;
     }
     None
+}
+
+/// True when the word at `at` stands in indented prose: the line starts with a blank and a word
+/// of lower-case letters comes before `at` since the last `:`, `]`, `|` or `>` (which end a
+/// location, a stamp or a prefix). A commit message that says `a panic above FATAL`, a quoted
+/// mail or a wrapped paragraph names levels without being an event; an indented log line puts its
+/// level first or right after its prefix (`    main_test.go:12: ERROR …`).
+fn quoted_in_prose(line: &[u8], at: usize) -> bool {
+    if !line.first().is_some_and(|&b| is(b, SPACE)) {
+        return false;
+    }
+    let before = &line[..at.min(line.len())];
+    let from = before
+        .iter()
+        .rposition(|&b| matches!(b, b':' | b']' | b'|' | b'>'))
+        .map_or(0, |p| p + 1);
+    before[from..]
+        .windows(2)
+        .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_lowercase())
 }
 
 /// An access log line: `"GET /x HTTP/1.1" 503 …` is an error, 4xx a warning.

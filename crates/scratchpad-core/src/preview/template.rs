@@ -197,6 +197,37 @@ fn varies(core: &[u8], flags: u8) -> bool {
             .any(|&c| CLASS[c as usize] & DOT != 0)
 }
 
+/// The words of a template (runs between white space and separators, `#` included), as byte
+/// ranges, in order: the places where lines of one form may differ by a name.
+pub(crate) fn words(template: &[u8]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        while i < template.len() && CLASS[template[i] as usize] & (SPACE | SEPARATOR) != 0 {
+            i += 1;
+        }
+        if i >= template.len() {
+            return None;
+        }
+        let start = i;
+        while i < template.len() && CLASS[template[i] as usize] & (SPACE | SEPARATOR) == 0 {
+            i += 1;
+        }
+        Some((start, i))
+    })
+}
+
+/// `template` with its word number `ordinal` masked (`Inst bash [#]` → `Inst # [#]`).
+pub(crate) fn mask_word(template: &str, ordinal: usize) -> String {
+    match words(template.as_bytes()).nth(ordinal) {
+        Some((start, end))
+            if template.is_char_boundary(start) && template.is_char_boundary(end) =>
+        {
+            format!("{}#{}", &template[..start], &template[end..])
+        }
+        _ => template.to_owned(),
+    }
+}
+
 /// FxHash-style hash over 8-byte words: templates are short and hashed once per line.
 pub fn hash(bytes: &[u8]) -> u64 {
     const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;

@@ -164,7 +164,11 @@ impl TextPreviewBuilder {
             },
             &self.profiler,
         );
-        preview.profile = profile;
+        preview.profile = TextProfile {
+            head_through: preview.profile.head_through,
+            tail_from: preview.profile.tail_from,
+            ..profile
+        };
         preview
     }
 }
@@ -172,10 +176,15 @@ impl TextPreviewBuilder {
 /// The most characters a preview built with `config` can have, whatever the input.
 pub fn max_preview_chars(config: &PreviewConfig) -> usize {
     let rows = 2 * config.notable_lines;
-    // Markers: omitted, levels, cap note, header, "more" line, footer (at most 160 chars each); a
-    // row's gutter (11), its cut mark (1) and its note (`  [×N, lines A–B; traceback from line C]`,
-    // under 100 with 20-digit numbers).
-    config.head_chars + 1 + config.tail_chars + 6 * 160 + rows * (config.notable_line_chars + 112)
+    // Markers: omitted, levels, cap note, header, "more" line, footer (at most 160 chars each), a
+    // listing's tree and extensions (at most 2 × 800); a row's gutter (11), its cut mark (1) and
+    // its note (`  [×N, lines A–B; traceback from line C]`, under 100 with 20-digit numbers).
+    config.head_chars
+        + 1
+        + config.tail_chars
+        + 6 * 160
+        + 2 * super::paths::MAX_RENDER_CHARS
+        + rows * (config.notable_line_chars + 112)
 }
 
 /// The rendered preview plus the figures it states.
@@ -230,7 +239,10 @@ fn render(
             text,
             complete: true,
             omitted_chars: 0,
-            profile: TextProfile::default(),
+            profile: TextProfile {
+                head_through: counts.lines,
+                ..TextProfile::default()
+            },
         };
     }
     let head = cut_head(head_buf, config.head_chars);
@@ -269,6 +281,9 @@ fn render(
             thousands(profiler.ungrouped.iter().sum())
         ));
     }
+    if let Some(tree) = profiler.paths.render() {
+        text.push_str(&tree);
+    }
     let middle = first_omitted_line..=last_omitted_line;
     notable_section(
         &mut text,
@@ -281,7 +296,11 @@ fn render(
         text,
         complete: false,
         omitted_chars: omitted,
-        profile: TextProfile::default(),
+        profile: TextProfile {
+            head_through: first_omitted_line - 1,
+            tail_from: last_omitted_line + 1,
+            ..TextProfile::default()
+        },
     }
 }
 
@@ -326,36 +345,19 @@ fn notable_section(
         )
     });
     let mut rows = 0;
-    let mut shown: Vec<(&Group, &Example, Option<&Example>)> = Vec::new();
+    let mut shown: Vec<(&Group, &Example)> = Vec::new();
     for &(group, example) in &candidates {
-        let cost = 1 + usize::from(example.detail.is_some());
+        let cost = 1 + example.details.len();
         if rows + cost > max_rows {
-            break;
-        }
-        rows += cost;
-        shown.push((group, example, None));
-    }
-    let not_shown = candidates.len() - shown.len();
-    // Spare rows: another occurrence of a repeated group (its latest in the omitted part).
-    for (group, example, extra) in &mut shown {
-        if rows >= max_rows {
-            break;
-        }
-        if group.count < 2 {
+            // A block that does not fit leaves its rows to the rarer lines after it.
             continue;
         }
-        let other = group
-            .latest
-            .iter()
-            .flatten()
-            .find(|e| middle.contains(&e.line.line) && e.line.line != example.line.line);
-        if let Some(other) = other {
-            rows += 1;
-            *extra = Some(other);
-        }
+        rows += cost;
+        shown.push((group, example));
     }
+    let not_shown = candidates.len() - shown.len();
     text.push_str("[notable lines from the omitted part, most severe first, rarest first:]\n");
-    for (group, example, extra) in shown {
+    for (group, example) in shown {
         let mut notes = Vec::new();
         if group.count > 1 {
             notes.push(format!(
@@ -373,15 +375,25 @@ fn notable_section(
         } else {
             format!("  [{}]", notes.join("; "))
         };
+        // The headline and its block in line order: a linter's file comes before its row, a
+        // traceback's frame before its exception, a compiler's location after its message.
+        let before = example
+            .details
+            .iter()
+            .filter(|d| d.line < example.line.line);
+        let after = example
+            .details
+            .iter()
+            .filter(|d| d.line >= example.line.line);
+        for detail in before {
+            text.push_str(&format!("{:>9}:   {}\n", detail.line, detail.text));
+        }
         text.push_str(&format!(
             "{:>9}: {}{notes}\n",
             example.line.line, example.line.text
         ));
-        if let Some(detail) = &example.detail {
+        for detail in after {
             text.push_str(&format!("{:>9}:   {}\n", detail.line, detail.text));
-        }
-        if let Some(extra) = extra {
-            text.push_str(&format!("{:>9}: {}\n", extra.line.line, extra.line.text));
         }
     }
     if not_shown > 0 {

@@ -129,7 +129,10 @@ impl ReadReply {
                 },
                 _ => "cut at the reply budget".to_owned(),
             };
-            out.push_str(&format!("[{why}; continue with: {}]\n", speak.call(&next)));
+            out.push_str(&format!(
+                "[{why}; continue with: {}]\n",
+                crate::advice::code_span(&speak.call(&next))
+            ));
         }
         out
     }

@@ -15,6 +15,7 @@ mod postgres;
 mod postgres_tls;
 mod previews;
 mod reads;
+mod real_outputs;
 mod references;
 mod reuse;
 mod sessions;

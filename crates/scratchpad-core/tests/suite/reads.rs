@@ -429,22 +429,27 @@ fn json_hints_are_valid_for_their_document() {
         (
             "object",
             serde_json::json!({"items": rows(false), "total": 2_000}),
-            &["keys"][..],
+            &["[.items[].sku] | .[:500]"][..],
         ),
         (
             "object_with_id",
             serde_json::json!({"id": "run-7", "items": rows(false)}),
-            &["keys", ".id"],
+            &["[.items[].sku] | .[:500]"],
         ),
         (
             "rows",
             serde_json::json!(rows(false)),
-            &["length", ".[0] | keys"],
+            &["[.[].sku] | .[:500]"],
         ),
         (
             "rows_with_id",
             serde_json::json!(rows(true)),
-            &["length", ".[0] | keys", ".[0:20] | map(.id)"],
+            &["[.[].name] | .[:460]"],
+        ),
+        (
+            "settings",
+            serde_json::json!({"id": "run-7", "total": 2}),
+            &["keys", ".id"],
         ),
         (
             "numbers",
@@ -462,8 +467,10 @@ fn json_hints_are_valid_for_their_document() {
         assert_eq!(info.kind, Kind::Json, "{name}");
         let hint = scratchpad_core::hint(&info);
         let queries: Vec<&str> = hint
-            .reads
+            .finds
             .iter()
+            .map(|(call, _)| call)
+            .chain(&hint.reads)
             .map(|call| match call {
                 scratchpad_core::Call::Read {
                     mode: ReadMode::Json { query },
@@ -501,9 +508,9 @@ fn narrower_queries_suggested_for_a_large_result_are_valid() {
     let doc = serde_json::json!({"meta": {"items": items.clone()}, "items": items});
     put(&pad, "big", doc.to_string().as_bytes());
     for (query, want) in [
-        (".meta", "`.meta | keys`"),
-        (".items", "`.items | .[0] | keys`"),
-        (".items[]", "`[.items[]] | length`"),
+        (".meta", "`.meta | [.items[].sku] | .[:500]`"),
+        (".items", "`.items | [.[].sku] | .[:500]`"),
+        (".items[]", "`[.items[]] | [.[].sku] | .[:500]`"),
     ] {
         let mode = ReadMode::Json {
             query: query.into(),

@@ -11,7 +11,8 @@ use scratchpad_core::preview::summary::{SUMMARY_TEMPLATES_PER_LEVEL, SummaryOpti
 use super::corpus::Rng;
 
 /// A service log generated on the fly: 30 forms of line in realistic proportions, plus (when
-/// `novel` is set) one line in ten with a word never seen before, so templates never stop coming.
+/// `novel` is set) one line in ten with two words never seen before, so templates never stop
+/// coming (a new word in one place only is a name, and its lines share one template).
 struct GeneratedLog {
     rng: Rng,
     remaining: u64,
@@ -78,8 +79,9 @@ impl GeneratedLog {
                 ),
                 201..=300 if self.novel => writeln!(
                     self.buf,
-                    "{ts} INFO  feature flag {} evaluated",
-                    novel_word(r)
+                    "{ts} INFO  feature {} flag {} evaluated",
+                    novel_word(r),
+                    novel_word(r.rotate_left(29))
                 ),
                 _ => {
                     let route = [

@@ -877,3 +877,59 @@ async fn resources_list_pages_through_the_scratchpad_entries() {
         .unwrap_err();
     assert!(made_up.to_string().contains("cursor"), "{made_up}");
 }
+
+/// The `scratchpad_read(…)` calls in code spans of `hint`, as argument objects: each value is
+/// the JSON the hint prints after `key=`.
+fn hinted_reads(hint: &str) -> Vec<JsonObject> {
+    let mut calls = Vec::new();
+    for span in hint.split('`').skip(1).step_by(2) {
+        let Some(rest) = span
+            .strip_prefix("scratchpad_read(")
+            .and_then(|r| r.strip_suffix(')'))
+        else {
+            continue;
+        };
+        let mut args = JsonObject::new();
+        let mut rest = rest;
+        while !rest.is_empty() {
+            let (key, after) = rest.split_once('=').unwrap();
+            let mut values = serde_json::Deserializer::from_str(after).into_iter::<Value>();
+            let value = values.next().unwrap().unwrap();
+            let used = values.byte_offset();
+            args.insert(key.to_owned(), value);
+            rest = after[used..].trim_start_matches(", ");
+        }
+        calls.push(args);
+    }
+    calls
+}
+
+/// The hint of an offloaded result, decoded once as a client decodes the tool result's JSON,
+/// names calls whose arguments (a regex with backslashes among them) read what the hint says.
+#[test]
+fn a_hint_decoded_by_the_client_runs_as_printed() {
+    let (pad, _dir) = pad();
+    let path = format!(
+        "{}/../scratchpad-core/tests/real/eslint_stylish.txt",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let report = std::fs::read_to_string(path).unwrap();
+    let result = CallToolResult::success(vec![ContentBlock::text(report)]);
+    let out = rewrite::offload_result(&pad, &call_info("eslint", None), result).unwrap();
+    let hint = observation(&out)["hint"].as_str().unwrap().to_owned();
+    assert!(
+        hint.contains("finds error at lines 1,777 and 2,963"),
+        "{hint}"
+    );
+    let calls = hinted_reads(&hint);
+    assert!(calls.len() >= 3, "{hint}");
+    for arguments in calls {
+        let (name, mode) = scratchpad_mcp::tools::parse_read_call(arguments).unwrap();
+        let reply = pad.read(&name, &mode, None).unwrap();
+        if matches!(mode, scratchpad_core::ReadMode::Grep { .. }) {
+            for line in ["1777:", "2963:"] {
+                assert!(reply.text.contains(line), "{line} not in:\n{}", reply.text);
+            }
+        }
+    }
+}

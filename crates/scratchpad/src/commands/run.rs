@@ -110,7 +110,10 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         if stderr_seen.lines == 0 {
             writeln!(ctx.out, "[exit code {code}, nothing on stderr]")?;
         } else {
-            stderr_seen.print(&mut ctx.out)?;
+            let shown = info.profile.as_ref();
+            stderr_seen.print(&mut ctx.out, |number| {
+                shown.is_some_and(|profile| profile.shows_line(number))
+            })?;
             writeln!(ctx.out, "[exit code {code}]")?;
         }
         writeln!(ctx.out, "{}", hint(&info).render(&ctx.shell))?;
@@ -299,20 +302,34 @@ impl StderrSeen {
         })
     }
 
-    /// "[stderr: 1,204 lines; the last 5:]" and those lines, numbered as in the entry.
-    fn print(&self, out: &mut impl Write) -> std::io::Result<()> {
-        let shown = self.tail.len() as u64;
-        let which = if shown == self.lines {
+    /// "[stderr: 1,204 lines; the last 5:]" and those lines, numbered as in the entry; those the
+    /// preview above already shows (`shown`, usually its last lines) are counted, not repeated.
+    fn print(&self, out: &mut impl Write, shown: impl Fn(u64) -> bool) -> std::io::Result<()> {
+        let count = self.tail.len() as u64;
+        let which = if count == self.lines {
             String::new()
         } else {
-            format!("; the last {shown}")
+            format!("; the last {count}")
         };
-        writeln!(
-            out,
-            "[stderr: {}{which}:]",
-            counted(self.lines, "line", "lines")
-        )?;
-        for (number, text) in &self.tail {
+        let unseen: Vec<&(u64, String)> = self
+            .tail
+            .iter()
+            .filter(|(number, _)| !shown(*number))
+            .collect();
+        let seen = count - unseen.len() as u64;
+        let lines = counted(self.lines, "line", "lines");
+        if seen == 0 {
+            writeln!(out, "[stderr: {lines}{which}:]")?;
+        } else if unseen.is_empty() {
+            let are = if count == 1 { "is" } else { "are" };
+            writeln!(out, "[stderr: {lines}{which} {are} shown above]")?;
+        } else {
+            writeln!(
+                out,
+                "[stderr: {lines}{which}, {seen} of them shown above; the others:]"
+            )?;
+        }
+        for (number, text) in unseen {
             writeln!(out, "{number:>9}: {text}")?;
         }
         Ok(())
@@ -335,5 +352,47 @@ fn io_reason(err: &std::io::Error) -> String {
     match text.find(" (os error") {
         Some(i) => text[..i].to_owned(),
         None => text,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn seen(numbers: &[u64]) -> StderrSeen {
+        let mut seen = StderrSeen::default();
+        for &number in numbers {
+            seen.add(number, format!("stderr line at {number}\n").as_bytes());
+        }
+        seen
+    }
+
+    fn printed(seen: &StderrSeen, tail_from: u64) -> String {
+        let mut out = Vec::new();
+        seen.print(&mut out, |number| number >= tail_from)
+            .unwrap_or_default();
+        String::from_utf8_lossy(&out).into_owned()
+    }
+
+    /// Regression: the stderr block under a preview repeated the lines its tail had just shown
+    /// (a failing build's last lines are on stderr and end the output).
+    #[test]
+    fn stderr_lines_the_preview_ends_with_are_not_repeated() {
+        let seen = seen(&[10, 500, 998, 999, 1_000, 1_001]);
+        assert_eq!(
+            printed(&seen, 998),
+            "[stderr: 6 lines; the last 5, 4 of them shown above; the others:]\n      500: \
+             stderr line at 500\n"
+        );
+        assert_eq!(
+            printed(&seen, 400),
+            "[stderr: 6 lines; the last 5 are shown above]\n"
+        );
+        assert_eq!(
+            printed(&seen, 2_000),
+            "[stderr: 6 lines; the last 5:]\n      500: stderr line at 500\n      998: stderr \
+             line at 998\n      999: stderr line at 999\n     1000: stderr line at 1000\n     \
+             1001: stderr line at 1001\n"
+        );
     }
 }

@@ -88,8 +88,8 @@ fn diff_of_two_100_mb_entries_stays_within_its_memory_bound() {
     );
     let next = first
         .lines()
-        .find_map(|line| line.strip_prefix("[more differences; continue with: scratchpad "))
-        .and_then(|rest| rest.strip_suffix(']'))
+        .find_map(|line| line.strip_prefix("[more differences; continue with: `scratchpad "))
+        .and_then(|rest| rest.strip_suffix("`]"))
         .unwrap_or_else(|| panic!("no continuation: {first}"));
     assert!(
         next.starts_with("diff run_1 run_2 --from 1 --to 1 --cursor "),

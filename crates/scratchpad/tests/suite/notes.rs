@@ -113,7 +113,7 @@ fn if_version_conflicts_name_the_current_version() {
     assert_eq!(
         conflict.stderr,
         "error: version conflict on `n`: expected version 1, current version is 2; read it again and retry \
-         with --if-version 2\n"
+         with `--if-version 2`\n"
     );
     pad.run(&["append", "n", "x", "--if-version", "7"]).fails();
     pad.run(&[

@@ -28,8 +28,13 @@ fn large_log_round_trip() {
         out.contains("50005: 2024-05-01T12:00:00Z ERROR step 50005 failed"),
         "{out}"
     );
+    // One row for the repeated form, with its count and span; the hint names every line.
     assert!(
-        out.contains("60000: 2024-05-01T12:00:00Z ERROR step 60000 failed"),
+        out.contains("failed: disk full  [×3, lines 50,005–120,000]"),
+        "{out}"
+    );
+    assert!(
+        out.contains("finds error at lines 50,005, 60,000 and 120,000"),
         "{out}"
     );
     assert!(
@@ -75,7 +80,7 @@ fn large_log_round_trip() {
     // A budget cut ends with the exact continuation.
     let cut = pad.ok(&["read", "build_1", "--lines", "1-1000"]);
     assert!(
-        cut.contains("[cut at the reply budget; continue with: scratchpad read build_1 --lines "),
+        cut.contains("[cut at the reply budget; continue with: `scratchpad read build_1 --lines "),
         "{cut}"
     );
 
@@ -262,4 +267,90 @@ fn every_command_a_read_hint_suggests_runs_as_printed() {
     );
     let refused = pad.run(&["read", "log", "--force", "--head", "10"]);
     assert_ne!(refused.code, 0, "--force reads it all, never a part");
+
+/// The code spans of `text` (single backticks).
+fn code_spans(text: &str) -> Vec<&str> {
+    text.split('`').skip(1).step_by(2).collect()
+}
+
+/// Splits a command as a POSIX shell does for the quoting the CLI prints: words, and
+/// single-quoted words with `'\''` for a quote inside.
+fn shell_words(command: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut quoted = false;
+    let mut escaped = false;
+    for c in command.chars() {
+        if escaped {
+            word.push(c);
+            escaped = false;
+            continue;
+        }
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                in_word = true;
+            }
+            '\\' if !quoted => {
+                escaped = true;
+                in_word = true;
+            }
+            ' ' if !quoted => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    words
+}
+
+/// Regression: the hint's calls ended a sentence (`--tail 2000.`), so a copied call failed. Every
+/// call a preview's hint prints is a code span that runs as printed, and its search finds the
+/// lines it says it finds.
+#[test]
+fn the_calls_a_hint_prints_run_as_printed() {
+    let pad = Pad::new();
+    for (file, promised) in [
+        ("cargo_build_error.txt", &["367:", "380:", "390:"][..]),
+        ("eslint_stylish.txt", &["1777:", "2963:"]),
+        ("gcc_error.txt", &["212:", "276:"]),
+        ("apt_upgrade_plan.txt", &["16:", "50:"]),
+        ("find_headers.txt", &["/usr/include/"]),
+    ] {
+        let path = format!(
+            "{}/../scratchpad-core/tests/real/{file}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let name = file.trim_end_matches(".txt");
+        let out = pad.ok(&["put", name, "--file", &path]);
+        let hint = out
+            .lines()
+            .find(|l| l.starts_with("Full output saved as"))
+            .unwrap_or_else(|| panic!("no hint: {out}"));
+        let calls: Vec<&str> = code_spans(hint)
+            .into_iter()
+            .filter(|span| span.starts_with("scratchpad "))
+            .collect();
+        assert!(calls.len() >= 3, "{hint}");
+        for call in calls {
+            let words = shell_words(call);
+            let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+            let reply = pad.ok(&args);
+            if args.contains(&"--grep") {
+                for line in promised {
+                    assert!(reply.contains(line), "{call}: {line} not in\n{reply}");
+                }
+            }
+        }
+    }
 }

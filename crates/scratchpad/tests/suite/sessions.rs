@@ -80,7 +80,7 @@ fn continuations_repeat_the_session_flag() {
     ]);
     let next = out.lines().last().unwrap();
     assert!(
-        next.contains("continue with: scratchpad --session cfg read log --lines"),
+        next.contains("continue with: `scratchpad --session cfg read log --lines"),
         "{next}"
     );
 }
