@@ -60,6 +60,9 @@ pub use offload::{
 pub use read::{GrepLine, ReadMode, ReadReply};
 pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
-    SessionStats, Stats, WriteOptions,
+    SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage, WriteOptions,
 };
-pub use store::{CheckReport, GcReport, ListFilter, Page, SearchHit, WriteCondition};
+pub use store::{
+    CheckReport, GcReport, ListFilter, Page, SearchHit, UsageBucket, UsageKind, Watch,
+    WriteCondition,
+};

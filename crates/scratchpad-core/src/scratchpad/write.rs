@@ -85,6 +85,8 @@ pub(super) struct Commit {
     /// What the write does to the entry it replaces.
     pub change: Change,
     pub keeps_history: bool,
+    /// A tool's output (a put), counted in the usage record; notes are not.
+    pub records_usage: bool,
 }
 
 impl Scratchpad {
@@ -214,6 +216,7 @@ impl Scratchpad {
             writer: self.writer(),
             change: commit.change,
             keeps_history: commit.keeps_history,
+            records_usage: commit.records_usage,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
         self.after_write(entry.info.bytes);
@@ -287,6 +290,7 @@ impl Scratchpad {
                 pinned,
                 change,
                 keeps_history: true,
+                records_usage: false,
             },
         )
     }
@@ -357,6 +361,7 @@ impl Scratchpad {
                     lines: memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64,
                 },
                 keeps_history: true,
+                records_usage: false,
             },
         )
     }
@@ -491,6 +496,7 @@ fn put_commit(opts: PutOptions<'_>) -> Commit {
         pinned: opts.pinned,
         change: Change::Written { lines: None },
         keeps_history,
+        records_usage: true,
     }
 }
 
