@@ -232,6 +232,18 @@ impl Scratchpad {
         self.write_if(name, text.as_bytes(), opts, condition, None)
     }
 
+    /// Creates a note. An entry of that name is a conflict
+    /// ([`ConflictKind::Exists`](crate::ConflictKind::Exists)) and stays as it is.
+    pub fn create(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        self.write_if(
+            name,
+            text.as_bytes(),
+            opts,
+            WriteCondition::CreateOnly,
+            Some(Change::Created),
+        )
+    }
+
     /// Writes a note; `change` says what the write does, `None` to count the lines it changes.
     fn write_if(
         &self,

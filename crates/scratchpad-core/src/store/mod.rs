@@ -517,6 +517,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease>;
     /// The lease on a name, if it was ever acquired.
     fn lease_info(&self, session: &str, name: &str) -> Result<Option<Lease>>;
+    /// Every lease row of a session (held, lapsed or released), by name.
+    fn leases(&self, session: &str) -> Result<Vec<Lease>>;
     /// A live entry's current and kept versions, newest first; `None` when there is no such entry.
     fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>>;
     /// One version of a live entry, current or kept, as an entry whose info describes that

@@ -155,6 +155,8 @@ backend_tests!(
     the_usage_record_outlives_the_entry,
     observers_leave_no_access_time,
     a_watch_hears_every_commit,
+    creating_a_note_never_overwrites_one,
+    held_leases_are_listed_and_lapsed_ones_are_not,
 );
 
 #[test]
@@ -175,4 +177,44 @@ fn the_usage_record_keeps_its_newest_lines_only() {
     let usage = pad.usage(None, Some(i64::MAX / 4)).unwrap();
     let lines: u64 = usage.buckets.iter().map(|b| b.count).sum();
     assert_eq!(lines, scratchpad_core::store::USAGE_KEEP_ROWS as u64);
+}
+
+fn creating_a_note_never_overwrites_one(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.create("plan", "mine", WriteOptions::default()).unwrap();
+    let err = pad
+        .create("plan", "theirs", WriteOptions::default())
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            scratchpad_core::Error::Conflict(scratchpad_core::ConflictKind::Exists { .. })
+        ),
+        "{err}"
+    );
+    let text = pad
+        .read("plan", &ReadMode::Full { force: false }, None)
+        .unwrap()
+        .text;
+    assert_eq!(text, "mine");
+}
+
+fn held_leases_are_listed_and_lapsed_ones_are_not(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    pad.acquire_lease("plan", "agent-a", Duration::from_secs(60))
+        .unwrap();
+    pad.acquire_lease("draft", "agent-b", Duration::from_millis(1))
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(20));
+    let held = pad.held_leases().unwrap();
+    assert_eq!(held.len(), 1);
+    assert_eq!(held[0].name, "plan");
+    assert_eq!(held[0].holder.as_deref(), Some("agent-a"));
+    assert!(
+        pad.with_session("other")
+            .unwrap()
+            .held_leases()
+            .unwrap()
+            .is_empty()
+    );
 }

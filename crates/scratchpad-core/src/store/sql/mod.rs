@@ -1438,6 +1438,15 @@ impl<B: Backend> Store for SqlStore<B> {
         self.read(|c| find_lease(c, dialect, session, name, false))
     }
 
+    fn leases(&self, session: &str) -> Result<Vec<Lease>> {
+        let sql = format!(
+            "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 \
+             ORDER BY name",
+            self.dialect().now_ms
+        );
+        self.read(|c| c.rows(&sql, &[Param::Text(session)], history::lease_from_row))
+    }
+
     fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>> {
         let dialect = self.dialect();
         self.read(|c| {
