@@ -368,6 +368,8 @@
 
   /** Children a tree node shows before "… N more". */
   const TREE_CHILDREN = 500;
+  /** Levels of the tree open at first: the shape of the document at a glance, its depths on a click. */
+  const TREE_OPEN_LEVELS = 2;
 
   function treeValue(value) {
     if (value === null) return el('span', { class: 'lit', text: 'null' });
@@ -379,7 +381,7 @@
     }
   }
 
-  function treeNode(key, value, open) {
+  function treeNode(key, value, depth) {
     const label = key === null ? null : el('span', { class: 'key', text: `${JSON.stringify(key)}: ` });
     const leaf = treeValue(value);
     if (leaf) return el('div', { class: 'leaf' }, label, leaf);
@@ -395,13 +397,13 @@
     const build = () => {
       if (built) return;
       built = true;
-      for (const [k, v] of entries.slice(0, TREE_CHILDREN)) details.append(treeNode(isArray ? null : k, v, false));
+      for (const [k, v] of entries.slice(0, TREE_CHILDREN)) details.append(treeNode(isArray ? null : k, v, depth + 1));
       if (entries.length > TREE_CHILDREN) {
         details.append(el('div', { class: 'leaf count', text: `… ${number(entries.length - TREE_CHILDREN)} more (read them with jq)` }));
       }
     };
     details.addEventListener('toggle', build);
-    if (open) {
+    if (depth < TREE_OPEN_LEVELS) {
       details.open = true;
       build();
     }
@@ -415,7 +417,7 @@
       const response = await fetch(`${apiBase}/raw`, { credentials: 'same-origin' });
       if (!response.ok) throw new Error(`the server answered ${response.status}`);
       const value = JSON.parse(await response.text());
-      box.replaceChildren(treeNode(null, value, true));
+      box.replaceChildren(treeNode(null, value, 0));
       box.dataset.loaded = '1';
     } catch (err) {
       box.textContent = `Cannot show the tree: ${err.message}`;

@@ -93,7 +93,7 @@ async fn not_found() -> Failure {
 
 /// The scratchpad of a session named in the address.
 pub(crate) fn in_session(pad: &Scratchpad, session: &str) -> scratchpad_core::Result<Scratchpad> {
-    pad.with_session(session)
+    crate::engine::Engine::session_named(pad, session)
 }
 
 async fn sessions(State(app): State<Arc<App>>) -> Answer {

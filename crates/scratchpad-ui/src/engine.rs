@@ -2,6 +2,7 @@
 //! deadline and a flag that stops it when the request that asked for it is gone. Engine errors
 //! become HTTP answers in one place.
 
+use std::cell::RefCell;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -27,6 +28,12 @@ pub(crate) struct Engine {
     permits: Arc<Semaphore>,
 }
 
+thread_local! {
+    /// The session an engine call on this thread switched to (see [`Engine::session_named`]), so
+    /// that its errors point at that session's pages rather than the store-wide scratchpad's.
+    static CALL_SESSION: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
 /// Sets its flag when dropped: a request whose future is dropped (the browser went away) stops the
 /// engine call it started.
 struct CancelOnDrop(Arc<AtomicBool>);
@@ -45,6 +52,14 @@ impl Engine {
             writer,
             permits: Arc::new(Semaphore::new((2 * cores).max(MIN_CONCURRENT_CALLS))),
         }
+    }
+
+    /// The scratchpad of `session`, remembered for the call running on this thread so that its
+    /// errors name that session's pages.
+    pub fn session_named(pad: &Scratchpad, session: &str) -> scratchpad_core::Result<Scratchpad> {
+        let switched = pad.with_session(session)?;
+        CALL_SESSION.with(|cell| *cell.borrow_mut() = Some(switched.session().to_owned()));
+        Ok(switched)
     }
 
     /// The store-wide scratchpad reads go through (an observer's).
@@ -79,15 +94,19 @@ impl Engine {
             .map_err(|_| Failure::internal("the server is shutting down"))?;
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(Arc::clone(&cancelled));
-        let session = pad.session().to_owned();
         let joined = tokio::task::spawn_blocking(move || {
             let stop = Stop::after(READ_TIMEOUT).or_when(&cancelled);
-            f(&pad, stop)
+            CALL_SESSION.with(|cell| cell.borrow_mut().take());
+            let result = f(&pad, stop);
+            let session = CALL_SESSION
+                .with(|cell| cell.borrow_mut().take())
+                .unwrap_or_else(|| pad.session().to_owned());
+            result.map_err(|err| Failure::from_engine(&err, &session))
         })
         .await;
         match joined {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(err)) => Err(Failure::from_engine(&err, &session)),
+            Ok(Err(failure)) => Err(failure),
             Err(_) => Err(Failure::internal(
                 "the engine call failed unexpectedly; the server goes on",
             )),

@@ -49,6 +49,14 @@ pub(crate) fn count(n: u64) -> String {
     thousands(n)
 }
 
+/// A number of lines, `1 line` or `300,000 lines`.
+pub(crate) fn line_count(n: u64) -> String {
+    match n {
+        1 => "1 line".to_owned(),
+        _ => format!("{} lines", count(n)),
+    }
+}
+
 /// `<time>` with the exact moment as its title and "3m ago" as its text (relative to `now`, ms);
 /// the script keeps the relative text current.
 pub(crate) fn time(at: i64, now: i64) -> String {

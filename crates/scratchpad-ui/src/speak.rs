@@ -76,7 +76,7 @@ impl Speak for Web {
         let name = match arg.name {
             ArgName::Force => "force",
             ArgName::ReplaceAll => "replace all",
-            ArgName::IfVersion => "the current version",
+            ArgName::IfVersion => "if_version",
             ArgName::MaxMatches => "max",
             ArgName::FromLine => "from",
             ArgName::Lease => "a lease token",

@@ -217,7 +217,7 @@ pub(crate) async fn new_note(State(app): State<Arc<App>>, Path(session): Path<St
             "this view was started with --read-only: notes cannot be written from it",
         ))
     } else if let Err(err) = app.engine.reader().with_session(&session) {
-        Err(Failure::from_engine(&err, scratchpad_core::DEFAULT_SESSION))
+        Err(Failure::from_engine(&err, &session))
     } else {
         let body = format!(
             "<div class=\"page-head\"><h1>New note</h1><p class=\"sub\">in session <code>{session}</code>; \

@@ -13,7 +13,7 @@ use super::{Page, linkify, respond};
 use crate::App;
 use crate::api::{EntryView, PAGE_BUDGET_CHARS, budget, in_session, read_entry};
 use crate::engine::Failure;
-use crate::html::{bytes, count, esc, time};
+use crate::html::{bytes, count, esc, line_count, time};
 use crate::query::{Query, encode, entry_path, mode_params, session_path};
 
 /// Largest JSON document the page shows as a tree (bytes): the browser parses it whole.
@@ -175,7 +175,7 @@ fn head(session: &str, view: &EntryView, now: i64) -> String {
         lines = if entry.kind == Kind::Binary {
             String::new()
         } else {
-            format!(" · {} lines", count(entry.lines))
+            format!(" · {}", line_count(entry.lines))
         },
         updated = time(entry.updated_at, now),
         history = esc(&format!("{}/history", entry_path(session, &entry.name))),
@@ -526,7 +526,7 @@ fn content_box(session: &str, entry: &EntryInfo, version: Option<u64>, loaded: &
         status = if binary {
             format!("{} bytes", count(size))
         } else {
-            format!("{} lines", count(lines))
+            line_count(lines)
         },
     )
 }

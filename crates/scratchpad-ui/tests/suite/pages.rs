@@ -211,3 +211,16 @@ fn a_failed_read_is_shown_in_place() {
     assert_eq!(reply.status, 200);
     assert!(reply.text().contains("reply failed"), "{}", reply.text());
 }
+
+#[test]
+fn a_missing_entry_in_another_session_links_to_that_session() {
+    let (dir, pad) = sqlite_pad();
+    note(&pad.with_session("build").unwrap(), "plan", "x");
+    let served = serve(pad, Some(dir));
+    let reply = served.get("/s/build/e/plna");
+    assert_eq!(reply.status, 404);
+    let text = reply.text();
+    assert!(text.contains("in session `build`"), "{text}");
+    assert!(text.contains("/s/build"), "{text}");
+    assert!(!text.contains("/s/default"), "{text}");
+}
