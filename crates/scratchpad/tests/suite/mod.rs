@@ -13,3 +13,4 @@ mod run;
 mod sessions;
 mod shared_notes;
 mod snapshots;
+mod ui;
