@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 use crate::preview::PreviewConfig;
+use crate::store::url::StoreUrl;
 
 /// Default size above which an observation is offloaded (bytes of serialized content).
 pub const DEFAULT_THRESHOLD_BYTES: usize = 4_096;
@@ -27,7 +28,8 @@ pub const DEFAULT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// Store URL (`sqlite:///path.db`, `postgres://…`); the faces default to the user data dir.
-    pub store: Option<String>,
+    /// `Debug` shows it without its password.
+    pub store: Option<StoreUrl>,
     /// Session used when none is given.
     pub session: Option<String>,
     /// Observations larger than this (bytes) are offloaded.
@@ -251,6 +253,22 @@ mod tests {
             assert_eq!(parse(text).unwrap().to_string(), text);
         }
         assert_eq!(parse("24h").unwrap().to_string(), "1d");
+    }
+
+    #[test]
+    fn a_store_url_from_the_file_is_shown_without_its_password() {
+        let c: Config =
+            toml::from_str("store = \"postgres://agent:p@ss@db.internal/pad\"").unwrap();
+        assert_eq!(
+            c.store.as_ref().map(StoreUrl::as_str),
+            Some("postgres://agent:p@ss@db.internal/pad")
+        );
+        let shown = format!("{c:?}");
+        assert!(
+            shown.contains("postgres://agent:***@db.internal/pad"),
+            "{shown}"
+        );
+        assert!(!shown.contains("p@ss"), "{shown}");
     }
 
     #[test]

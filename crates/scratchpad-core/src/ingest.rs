@@ -14,6 +14,7 @@ use crate::preview::{
     JsonShape, PreviewConfig, TextPreview, TextPreviewBuilder, TextProfile, binary_preview,
     json_shape, sniff_mime,
 };
+use crate::read::Stop;
 use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store};
 /// Bytes kept to sniff a binary type from magic bytes.
 const SNIFF_BYTES: usize = 8 * 1024;
@@ -51,6 +52,18 @@ pub(crate) fn ingest(
     config: &PreviewConfig,
     progress: Option<&mut dyn FnMut(u64)>,
 ) -> Result<Ingested> {
+    ingest_until(store, input, config, progress, Stop::default())
+}
+
+/// [`ingest`], giving up as `stop` says (checked before each read of the input); what was written
+/// so far is removed then, as on any error.
+pub(crate) fn ingest_until(
+    store: &dyn Store,
+    input: &mut dyn Read,
+    config: &PreviewConfig,
+    progress: Option<&mut dyn FnMut(u64)>,
+    stop: Stop<'_>,
+) -> Result<Ingested> {
     let mut start = [0u8; 2];
     let mut got = 0;
     while got < start.len() {
@@ -81,7 +94,7 @@ pub(crate) fn ingest(
     std::thread::scope(|scope| {
         let mut pass = Pass::new(writer, config, scope);
         pass.decoded_from = utf16.map(|encoding| encoding.name().to_owned());
-        pass.run(input, progress)
+        pass.run(input, progress, stop)
     })
 }
 
@@ -159,9 +172,11 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
         mut self,
         input: &mut dyn Read,
         mut progress: Option<&mut dyn FnMut(u64)>,
+        stop: Stop<'_>,
     ) -> Result<Ingested> {
         let mut json_possible = true;
         loop {
+            stop.check()?;
             // `pending` stays CHUNK_BYTES long; `filled` marks how much of it holds input.
             let start = self.filled;
             let n = match input.read(&mut self.pending[start..]) {

@@ -62,7 +62,7 @@ pub use preview::shown_lines;
 pub use read::{GrepLine, READ_TIMEOUT, ReadMode, ReadReply, Stop};
 pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
-    SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage, WriteOptions,
+    SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage, WriteOptions, check_store_url,
 };
 pub use store::{
     CheckReport, GcReport, ListFilter, Page, SearchHit, USAGE_KEEP_ROWS, UsageBucket, UsageKind,

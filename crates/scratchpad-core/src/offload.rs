@@ -13,7 +13,7 @@ use crate::advice::{Call, Speak};
 use crate::config::Ttl;
 use crate::error::{Error, Result};
 use crate::model::{EntryInfo, Kind, Source};
-use crate::read::ReadMode;
+use crate::read::{ReadMode, Stop};
 use crate::scratchpad::{PutOptions, Scratchpad};
 use crate::store::WriteCondition;
 
@@ -346,6 +346,12 @@ impl Scratchpad {
     /// largest part is; JSON that repeats an earlier stored text points at the text's entry;
     /// `save_as` names the largest stored part.
     pub fn offload(&self, observation: &Observation) -> Result<Offload> {
+        self.offload_until(observation, Stop::default())
+    }
+
+    /// [`offload`](Self::offload), giving up as `stop` says while a part is stored. Parts stored
+    /// before it gave up stay stored; the part it was storing leaves nothing.
+    pub fn offload_until(&self, observation: &Observation, stop: Stop<'_>) -> Result<Offload> {
         if let Some(name) = &observation.save_as {
             crate::model::validate_name("name", name)?;
         }
@@ -354,7 +360,7 @@ impl Scratchpad {
         let mut outcomes = vec![PartOutcome::Inline; observation.parts.len()];
         if !self.is_large(Some(&observation.tool), total as u64) {
             let saved = match &observation.save_as {
-                Some(name) => Some(self.save_whole(observation, &sized, name)?),
+                Some(name) => Some(self.save_whole(observation, &sized, name, stop)?),
                 None => None,
             };
             return Ok(Offload {
@@ -395,7 +401,7 @@ impl Scratchpad {
             let name = observation.save_as.clone().filter(|_| Some(index) == bulk);
             let part = &observation.parts[index];
             let bytes = part_bytes(part, &sized[index])?;
-            let reference = self.store_part(observation, &bytes, &part.metadata, name)?;
+            let reference = self.store_part(observation, &bytes, &part.metadata, name, stop)?;
             outcomes[index] = PartOutcome::Stored(reference);
         }
         Ok(Offload {
@@ -410,6 +416,7 @@ impl Scratchpad {
         bytes: &[u8],
         part_metadata: &Map<String, Value>,
         name: Option<String>,
+        stop: Stop<'_>,
     ) -> Result<Reference> {
         let mut metadata = small_metadata(&observation.metadata);
         metadata.extend(small_metadata(part_metadata));
@@ -428,6 +435,7 @@ impl Scratchpad {
                 meta: Value::Object(metadata.clone()),
                 ttl: Ttl::Default,
                 condition: Some(WriteCondition::Any),
+                stop,
                 ..PutOptions::default()
             },
         )?;
@@ -444,6 +452,7 @@ impl Scratchpad {
         observation: &Observation,
         sized: &[Sized],
         name: &str,
+        stop: Stop<'_>,
     ) -> Result<EntryInfo> {
         let texts: Vec<&str> = observation
             .parts
@@ -474,7 +483,7 @@ impl Scratchpad {
             texts => (Cow::Owned(texts.join("\n").into_bytes()), &no_metadata),
         };
         Ok(self
-            .store_part(observation, &bytes, metadata, Some(name.to_owned()))?
+            .store_part(observation, &bytes, metadata, Some(name.to_owned()), stop)?
             .entry)
     }
 }

@@ -5,7 +5,9 @@
 //! Built with maturin (`pip install crates/scratchpad-py`); the pure-Python half in `python/`
 //! adds the exceptions, the tool decorator and the deepagents backend.
 
+mod calls;
 mod errors;
+mod fork;
 mod modes;
 mod pad;
 mod speak;
@@ -40,5 +42,6 @@ fn _scratchpad(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_function(wrap_pyfunction!(escape, module)?)?;
     module.add("DEFAULT_SESSION", scratchpad_core::DEFAULT_SESSION)?;
     module.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    fork::install(module)?;
     Ok(())
 }

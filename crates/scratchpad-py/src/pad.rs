@@ -1,25 +1,33 @@
 //! `Scratchpad`: one store seen from one session, every engine call a method. Arguments become
-//! engine values while the GIL is held; the storage and search work runs with it released, so
-//! other Python threads go on meanwhile and one object may be shared by many threads.
+//! engine values while the GIL is held; the storage and search work runs with it released
+//! ([`crate::calls::run`]), so other Python threads go on meanwhile, one object may be shared by
+//! many threads, Ctrl-C stops a long read or put, and a forked child keeps a working object.
 
 use std::borrow::Cow;
 use std::io::Read as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use base64::Engine as _;
 use pyo3::prelude::*;
 use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyByteArray, PyBytes, PyString};
+use scratchpad_core::read::Stop;
 use scratchpad_core::{self as core, Ttl};
 use scratchpad_mcp::tools::Mcp;
 
+use crate::calls::run;
 use crate::errors::{OrRaise, invalid};
+use crate::fork;
 use crate::modes::{Count, ReadArgs, Span};
 use crate::types::{
     CheckReport, Diff, EditResult, EntryInfo, History, Lease, OffloadResult, Page, ReadReply,
     SearchHit, Stats, py_to_json,
 };
+
+/// `content` reads this much at a time, asking in between whether the caller still wants it (bytes).
+const CONTENT_PIECE_BYTES: u64 = 1024 * 1024;
 
 /// Where the CLI reads its store and session from when no flag gives them.
 const STORE_VAR: &str = "SCRATCHPAD_STORE";
@@ -29,7 +37,8 @@ const SESSION_VAR: &str = "SCRATCHPAD_SESSION";
 #[pyclass(frozen, module = "scratchpad", name = "Scratchpad")]
 #[derive(Debug)]
 pub struct Scratchpad {
-    pad: core::Scratchpad,
+    /// Shared with the list of handles whose connections a forked child lets go of.
+    pad: Arc<core::Scratchpad>,
 }
 
 /// A lifetime as Python gives it: "24h", "30m", "7d", "never", seconds (int or float), or a `timedelta`.
@@ -193,26 +202,24 @@ impl Scratchpad {
     ) -> PyResult<Self> {
         let store = store.or_else(|| std::env::var(STORE_VAR).ok());
         let session_env = std::env::var(SESSION_VAR).ok();
-        let pad = py
-            .detach(|| -> core::Result<core::Scratchpad> {
-                let config = core::Config::load(config.as_deref())?;
-                let session = session
-                    .or(session_env)
-                    .or_else(|| config.session.clone())
-                    .unwrap_or_else(|| core::DEFAULT_SESSION.to_owned());
-                let pad = core::Scratchpad::open_with(store.as_deref(), config)?
-                    .with_session(&session)?;
-                let pad = match author {
-                    Some(author) => pad.with_author(&author)?,
-                    None => pad,
-                };
-                Ok(match threshold {
-                    Some(bytes) => pad.with_threshold(bytes),
-                    None => pad,
-                })
+        let pad = run(py, |_| -> core::Result<core::Scratchpad> {
+            let config = core::Config::load(config.as_deref())?;
+            let session = session
+                .or(session_env)
+                .or_else(|| config.session.clone())
+                .unwrap_or_else(|| core::DEFAULT_SESSION.to_owned());
+            let pad =
+                core::Scratchpad::open_with(store.as_deref(), config)?.with_session(&session)?;
+            let pad = match author {
+                Some(author) => pad.with_author(&author)?,
+                None => pad,
+            };
+            Ok(match threshold {
+                Some(bytes) => pad.with_threshold(bytes),
+                None => pad,
             })
-            .or_raise(py)?;
-        Ok(Self { pad })
+        })?;
+        Ok(Self::wrap(py, pad))
     }
 
     /// The session whose entries this object sees.
@@ -241,17 +248,13 @@ impl Scratchpad {
 
     /// The same store seen from another session (with the same author).
     fn with_session(&self, py: Python<'_>, session: &str) -> PyResult<Self> {
-        Ok(Self {
-            pad: self.pad.with_session(session).or_raise(py)?,
-        })
+        Ok(Self::wrap(py, self.pad.with_session(session).or_raise(py)?))
     }
 
     /// The same store and session, recording `author` as the writer of every change made
     /// through the new object.
     fn with_author(&self, py: Python<'_>, author: &str) -> PyResult<Self> {
-        Ok(Self {
-            pad: self.pad.with_author(author).or_raise(py)?,
-        })
+        Ok(Self::wrap(py, self.pad.with_author(author).or_raise(py)?))
     }
 
     /// A tool's output for the context: the content itself when it is small, else the reference
@@ -301,7 +304,7 @@ impl Scratchpad {
         let metadata = json_map(metadata, "metadata")?;
         let args = args.map(py_to_json).transpose()?;
         // The owned copy of text or bytes is made with the GIL released.
-        let (offload, observation) = py.detach(|| {
+        let (offload, observation) = run(py, |cancel| {
             let part = match payload {
                 Payload::Raw(Raw::Text(text)) => core::Part::text(str::to_owned(&text)),
                 Payload::Raw(Raw::Bytes(bytes)) => {
@@ -315,9 +318,11 @@ impl Scratchpad {
             observation.server = server;
             observation.is_error = is_error;
             observation.save_as = name;
-            (self.pad.offload(&observation), observation)
-        });
-        let offload = offload.or_raise(py)?;
+            let offload = self
+                .pad
+                .offload_until(&observation, Stop::default().or_when(cancel))?;
+            Ok((offload, observation))
+        })?;
         let (shown, stored, info) = match offload.parts.into_iter().next() {
             Some(core::PartOutcome::Stored(reference)) => {
                 let shown = serde_json::to_string(&reference.observation(&Mcp))
@@ -369,24 +374,26 @@ impl Scratchpad {
         };
         let meta = meta.map(py_to_json).transpose()?.unwrap_or_default();
         let ttl = ttl_or_default(ttl);
-        // Built where it is used: the options may hold a progress callback, which stays on one thread.
-        let options = move || core::PutOptions {
-            name,
-            source: core::Source {
-                tool,
-                ..core::Source::default()
-            },
-            meta,
-            turn,
-            ttl,
-            pinned,
-            condition: if_version.map(core::WriteCondition::IfVersion),
-            progress: None,
-            ..core::PutOptions::default()
-        };
-        let info = py
-            .detach(|| match source {
-                Source::Memory(raw) => pad.put_bytes(raw.as_bytes(), options()),
+        let info = run(py, |cancel| {
+            // Built where it is used: the options may hold a progress callback, which stays on one
+            // thread.
+            let options = core::PutOptions {
+                name,
+                source: core::Source {
+                    tool,
+                    ..core::Source::default()
+                },
+                meta,
+                turn,
+                ttl,
+                pinned,
+                condition: if_version.map(core::WriteCondition::IfVersion),
+                progress: None,
+                stop: Stop::default().or_when(cancel),
+                ..core::PutOptions::default()
+            };
+            match source {
+                Source::Memory(raw) => pad.put_bytes(raw.as_bytes(), options),
                 Source::File(path) => {
                     let mut file = std::fs::File::open(&path).map_err(|err| {
                         core::Error::Io(std::io::Error::new(
@@ -394,10 +401,10 @@ impl Scratchpad {
                             format!("cannot open {}: {err}", path.display()),
                         ))
                     })?;
-                    pad.put_file(&mut file, options())
+                    pad.put_file(&mut file, options)
                 }
-            })
-            .or_raise(py)?;
+            }
+        })?;
         entry(py, info)
     }
 
@@ -449,31 +456,43 @@ impl Scratchpad {
             summary,
         }
         .mode()?;
-        let reply = py
-            .detach(|| match version {
-                Some(version) => self.pad.read_version(&name, version, &mode, budget),
-                None => self.pad.read(&name, &mode, budget),
-            })
-            .or_raise(py)?;
+        let reply = run(py, |cancel| {
+            let stop = Stop::after(core::read::READ_TIMEOUT).or_when(cancel);
+            match version {
+                Some(version) => self
+                    .pad
+                    .read_version_until(&name, version, &mode, budget, stop),
+                None => self.pad.read_until(&name, &mode, budget, stop),
+            }
+        })?;
         Ok(ReadReply(reply))
     }
 
     /// An entry's metadata, by name or id.
     fn get(&self, py: Python<'_>, name: String) -> PyResult<Py<EntryInfo>> {
-        let info = py.detach(|| self.pad.get(&name)).or_raise(py)?;
+        let info = run(py, |_| self.pad.get(&name))?;
         entry(py, info)
     }
 
     /// The whole content of an entry as bytes.
     fn content<'py>(&self, py: Python<'py>, name: String) -> PyResult<Bound<'py, PyBytes>> {
-        let bytes = py
-            .detach(|| -> core::Result<Vec<u8>> {
-                let (info, mut reader) = self.pad.open_content(&name)?;
-                let mut bytes = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
-                reader.read_to_end(&mut bytes)?;
-                Ok(bytes)
-            })
-            .or_raise(py)?;
+        let bytes = run(py, |cancel| -> core::Result<Vec<u8>> {
+            let (info, mut reader) = self.pad.open_content(&name)?;
+            let mut bytes = Vec::with_capacity(usize::try_from(info.bytes).unwrap_or(0));
+            // A piece at a time, asking in between whether the caller still wants it.
+            while (&mut reader)
+                .take(CONTENT_PIECE_BYTES)
+                .read_to_end(&mut bytes)?
+                > 0
+            {
+                if cancel.is_cancelled() {
+                    return Err(core::Error::Stopped(
+                        "cancelled by its caller before it finished".into(),
+                    ));
+                }
+            }
+            Ok(bytes)
+        })?;
         Ok(PyBytes::new(py, &bytes))
     }
 
@@ -497,9 +516,7 @@ impl Scratchpad {
     ) -> PyResult<Py<EntryInfo>> {
         let options = write_options(if_version, ttl, pinned, turn, meta)?;
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.write(&name, &text, options))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.write(&name, &text, options))?;
         entry(py, info)
     }
 
@@ -523,9 +540,7 @@ impl Scratchpad {
     ) -> PyResult<Py<EntryInfo>> {
         let options = write_options(if_version, ttl, pinned, turn, meta)?;
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.append(&name, &text, options))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.append(&name, &text, options))?;
         entry(py, info)
     }
 
@@ -546,9 +561,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<EditResult> {
         let pad = self.leased(lease);
-        let outcome = py
-            .detach(|| pad.edit(&name, &old, &new, replace_all, if_version))
-            .or_raise(py)?;
+        let outcome = run(py, |_| pad.edit(&name, &old, &new, replace_all, if_version))?;
         Ok(EditResult {
             entry: entry(py, outcome.entry)?,
             replacements: outcome.replacements,
@@ -565,9 +578,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.rename(&name, &new_name, if_version))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.rename(&name, &new_name, if_version))?;
         entry(py, info)
     }
 
@@ -581,7 +592,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py.detach(|| pad.delete(&name, if_version)).or_raise(py)?;
+        let info = run(py, |_| pad.delete(&name, if_version))?;
         entry(py, info)
     }
 
@@ -595,9 +606,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.pin(&name, true, if_version))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.pin(&name, true, if_version))?;
         entry(py, info)
     }
 
@@ -610,9 +619,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.pin(&name, false, if_version))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.pin(&name, false, if_version))?;
         entry(py, info)
     }
 
@@ -627,16 +634,14 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.set_ttl(&name, ttl.0, if_version))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.set_ttl(&name, ttl.0, if_version))?;
         entry(py, info)
     }
 
     /// Replaces every `{{scratchpad:NAME}}` (or `#lines=10-20`, `#range=0-500`, `#json=.a`) in
     /// `text` by that entry's content or part of it.
     fn resolve(&self, py: Python<'_>, text: PyBackedStr) -> PyResult<String> {
-        py.detach(|| self.pad.resolve(&text)).or_raise(py)
+        run(py, |_| self.pad.resolve(&text))
     }
 
     /// Entries of this session, newest first, one page at a time.
@@ -668,16 +673,14 @@ impl Scratchpad {
             turn,
             ..core::ListFilter::default()
         };
-        let page = py
-            .detach(|| self.pad.list(&filter, cursor.as_deref(), limit))
-            .or_raise(py)?;
+        let page = run(py, |_| self.pad.list(&filter, cursor.as_deref(), limit))?;
         Page::new(py, page)
     }
 
     /// Ranked full-text search over this session's entries.
     #[pyo3(signature = (query, *, limit=10))]
     fn search(&self, py: Python<'_>, query: String, limit: usize) -> PyResult<Vec<SearchHit>> {
-        let hits = py.detach(|| self.pad.search(&query, limit)).or_raise(py)?;
+        let hits = run(py, |_| self.pad.search(&query, limit))?;
         hits.into_iter()
             .map(|hit| {
                 Ok(SearchHit {
@@ -690,19 +693,19 @@ impl Scratchpad {
 
     /// Entries, bytes and tokens kept out of context, for this session.
     fn stats(&self, py: Python<'_>) -> PyResult<Stats> {
-        let stats = py.detach(|| self.pad.stats()).or_raise(py)?;
+        let stats = run(py, |_| self.pad.stats())?;
         Ok(stats.into())
     }
 
     /// Removes every entry tagged with `turn`; returns how many there were.
     fn expire_turn(&self, py: Python<'_>, turn: String) -> PyResult<u64> {
-        py.detach(|| self.pad.expire_turn(&turn)).or_raise(py)
+        run(py, |_| self.pad.expire_turn(&turn))
     }
 
     /// An entry's versions, newest first: the current one, then those it keeps (who wrote each,
     /// when, and what the change did).
     fn history(&self, py: Python<'_>, name: String) -> PyResult<History> {
-        let history = py.detach(|| self.pad.history(&name)).or_raise(py)?;
+        let history = run(py, |_| self.pad.history(&name))?;
         History::new(py, history)
     }
 
@@ -718,9 +721,7 @@ impl Scratchpad {
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = py
-            .detach(|| pad.restore(&name, version, if_version))
-            .or_raise(py)?;
+        let info = run(py, |_| pad.restore(&name, version, if_version))?;
         entry(py, info)
     }
 
@@ -754,15 +755,16 @@ impl Scratchpad {
             budget_chars: budget,
             plain,
         };
-        let reply = py
-            .detach(|| self.pad.diff(&a.0, &b.0, &options))
-            .or_raise(py)?;
+        let reply = run(py, |cancel| {
+            let stop = Stop::after(core::read::READ_TIMEOUT).or_when(cancel);
+            self.pad.diff_until(&a.0, &b.0, &options, stop)
+        })?;
         Ok(Diff(reply))
     }
 
     /// The lease on `name` as the store sees it now; `None` if nobody ever acquired one.
     fn lease(&self, py: Python<'_>, name: String) -> PyResult<Option<Lease>> {
-        let lease = py.detach(|| self.pad.lease(&name)).or_raise(py)?;
+        let lease = run(py, |_| self.pad.lease(&name))?;
         Ok(lease.map(Lease))
     }
 
@@ -777,9 +779,7 @@ impl Scratchpad {
         ttl: TtlArg,
     ) -> PyResult<Lease> {
         let ttl = ttl.lease_duration()?;
-        let lease = py
-            .detach(|| self.pad.acquire_lease(&name, &holder, ttl))
-            .or_raise(py)?;
+        let lease = run(py, |_| self.pad.acquire_lease(&name, &holder, ttl))?;
         Ok(Lease(lease))
     }
 
@@ -792,23 +792,19 @@ impl Scratchpad {
         ttl: TtlArg,
     ) -> PyResult<Lease> {
         let ttl = ttl.lease_duration()?;
-        let lease = py
-            .detach(|| self.pad.renew_lease(&name, token, ttl))
-            .or_raise(py)?;
+        let lease = run(py, |_| self.pad.renew_lease(&name, token, ttl))?;
         Ok(Lease(lease))
     }
 
     /// Gives up the claim `token` made, so another holder may acquire the name at once.
     fn release_lease(&self, py: Python<'_>, name: String, token: u64) -> PyResult<Lease> {
-        let lease = py
-            .detach(|| self.pad.release_lease(&name, token))
-            .or_raise(py)?;
+        let lease = run(py, |_| self.pad.release_lease(&name, token))?;
         Ok(Lease(lease))
     }
 
     /// Reads every content of the store back (all sessions) and verifies it.
     fn check(&self, py: Python<'_>) -> PyResult<CheckReport> {
-        let report = py.detach(|| self.pad.check(&mut |_| {})).or_raise(py)?;
+        let report = run(py, |_| self.pad.check(&mut |_| {}))?;
         CheckReport::new(py, report)
     }
 
@@ -818,11 +814,17 @@ impl Scratchpad {
 }
 
 impl Scratchpad {
+    fn wrap(py: Python<'_>, pad: core::Scratchpad) -> Self {
+        let pad = Arc::new(pad);
+        fork::register(py, &pad);
+        Self { pad }
+    }
+
     /// This object's engine handle, its changes carrying lease `token` when one is given.
     fn leased(&self, token: Option<u64>) -> Cow<'_, core::Scratchpad> {
         match token {
             Some(_) => Cow::Owned(self.pad.with_lease(token)),
-            None => Cow::Borrowed(&self.pad),
+            None => Cow::Borrowed(self.pad.as_ref()),
         }
     }
 }

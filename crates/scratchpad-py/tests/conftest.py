@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
+import textwrap
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, Dict, List, Optional
 
 import pytest
 
@@ -50,3 +52,30 @@ def log_with_errors(lines: int, errors: List[int]) -> str:
         f"2026-01-01T00:00:00Z ERROR disk full at line {n}\n" if n in wanted else f"2026-01-01T00:00:00Z INFO step {n} ok\n"
         for n in range(1, lines + 1)
     )
+
+
+def run_python(
+    script: str, *args: str, timeout: float = 120, env: Optional[Dict[str, str]] = None
+) -> subprocess.CompletedProcess[str]:
+    """Runs `script` (dedented) in a new interpreter of this environment, with `args` as sys.argv[1:]
+    and `env` added to the environment; for what only a whole process shows: its exit, fork,
+    signals. `timeout` (seconds) is generous: a script that passes takes a second or two, and one
+    that hangs fails the test instead of stalling the suite."""
+    try:
+        return subprocess.run(
+            [sys.executable, "-c", textwrap.dedent(script), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **(env or {})},
+        )
+    except subprocess.TimeoutExpired as hung:
+        pytest.fail(f"the script did not end within {timeout} s; stdout: {hung.stdout!r}, stderr: {hung.stderr!r}")
+
+
+@pytest.fixture
+def postgres_url() -> str:
+    url = os.environ.get("SCRATCHPAD_TEST_PG_URL")
+    if not url:
+        pytest.fail("SCRATCHPAD_TEST_PG_URL is not set; scripts/test starts a throwaway PostgreSQL and sets it")
+    return url

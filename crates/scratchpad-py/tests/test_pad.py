@@ -187,6 +187,24 @@ def test_errors_are_python_classes_with_the_engine_messages(pad: Scratchpad) -> 
         Scratchpad("sqlite:///no/such/dir/pad.db")
 
 
+def test_a_store_password_never_reaches_an_error() -> None:
+    # Nothing listens on port 1. An unencoded `@` in the password ends at the last one, so no part
+    # of the password is taken for the host and printed.
+    with pytest.raises(ConfigError) as refused:
+        Scratchpad("postgres://agent:p@zq9xw@127.0.0.1:1/pad?connect_timeout=2")
+    message = str(refused.value)
+    assert "cannot connect to PostgreSQL at agent@127.0.0.1:1/pad" in message
+    assert "zq9xw" not in message
+    # A one-letter password: the message is not masked wherever that letter occurs.
+    with pytest.raises(ConfigError) as short:
+        Scratchpad("postgres://agent:a@127.0.0.1:1/pad?connect_timeout=2")
+    assert "***" not in str(short.value) and "check that the server is running" in str(short.value)
+    with pytest.raises(ConfigError) as bad_ca:
+        Scratchpad("postgres://agent:hunter2x@127.0.0.1:1/pad?sslmode=verify-full&sslrootcert=/no/ca.pem")
+    assert "cannot read the store URL's sslrootcert /no/ca.pem" in str(bad_ca.value)
+    assert "hunter2x" not in str(bad_ca.value)
+
+
 def test_resolve_list_search_stats(pad: Scratchpad) -> None:
     pad.put(log_with_errors(300, [150]), name="log", tool="journal")
     pad.write("plan", "remember the disk quota")

@@ -8,7 +8,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import Callable, List, Tuple
 
-from conftest import log_with_errors
+from conftest import log_with_errors, run_python
 from scratchpad import Scratchpad
 
 
@@ -69,3 +69,32 @@ def test_the_gil_is_released_while_the_engine_stores_and_searches(pad: Scratchpa
     window = [start] + beats_within(start, end) + [end]
     longest_stop = max(b - a for a, b in zip(window, window[1:]))
     assert longest_stop < (end - start) / 3, (longest_stop, end - start)
+
+
+def test_the_interpreter_exits_cleanly_while_daemon_threads_are_inside_calls(store: str) -> None:
+    # At exit, CPython before 3.14 ends a daemon thread that takes the GIL back with a forced unwind
+    # (pthread_exit); through the frames of a call it aborted the process ("FATAL: exception not
+    # rethrown", SIGABRT) in nearly every run. Calls that end after finalization began now wait
+    # there until the process is gone.
+    script = """
+        import sys, threading
+        from scratchpad import Scratchpad
+
+        pad = Scratchpad(sys.argv[1], session="test")
+        pad.put("x\\n" * 200_000, name="log")
+        inside = threading.Event()
+
+        def calls():
+            while True:
+                pad.read("log", grep="x", max_matches=5)
+                pad.append("journal", "x\\n")
+                inside.set()
+
+        for _ in range(2):
+            threading.Thread(target=calls, daemon=True).start()
+        inside.wait()
+        print("exiting")
+    """
+    for _ in range(3):
+        done = run_python(script, store)
+        assert (done.returncode, done.stdout) == (0, "exiting\n"), done.stderr

@@ -95,7 +95,7 @@ impl Engine {
         let cancelled = Arc::new(AtomicBool::new(false));
         let _cancel = CancelOnDrop(Arc::clone(&cancelled));
         let joined = tokio::task::spawn_blocking(move || {
-            let stop = Stop::after(READ_TIMEOUT).or_when(&cancelled);
+            let stop = Stop::after(READ_TIMEOUT).or_when(&*cancelled);
             CALL_SESSION.with(|cell| cell.borrow_mut().take());
             let result = f(&pad, stop);
             let session = CALL_SESSION

@@ -3,8 +3,9 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+use scratchpad_core::store::url::StoreUrl;
 
-use crate::commands::clients::{Client, Scope};
+use scratchpad::client_config::{Client, Scope};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -39,7 +40,7 @@ pub struct GlobalArgs {
         hide_env_values = true,
         help_heading = "Global options"
     )]
-    pub store: Option<String>,
+    pub store: Option<StoreUrl>,
     /// Session whose entries you see; other sessions' entries are invisible [default: default]
     #[arg(
         long,
@@ -71,6 +72,13 @@ pub struct GlobalArgs {
         help_heading = "Global options"
     )]
     pub author: Option<String>,
+}
+
+impl GlobalArgs {
+    /// The store URL given, password included: for opening the store. `Debug` shows it redacted.
+    pub fn store(&self) -> Option<&str> {
+        self.store.as_ref().map(StoreUrl::as_str)
+    }
 }
 
 /// Who makes a change. Taken by the commands that write rather than globally, because `ls
@@ -256,7 +264,9 @@ macro_rules! client_files {
     long_about = "Add the scratchpad MCP server (`scratchpad mcp serve`) to an MCP client's \
     configuration file, next to the servers already there. Comments, key order, indentation and \
     line endings are kept; the old file is copied to FILE.scratchpad-backup-TIMESTAMP first. A \
-    missing file is created. Running it again changes nothing.\n\n\
+    missing file is created; an empty one is filled in. Running it again changes nothing. --session \
+    and --store are checked as the server will check them, and refused before anything is \
+    written.\n\n\
     The command written is this executable's absolute path in user files (apps started from a \
     desktop do not see your shell's PATH) and plain `scratchpad` in project files (shared with \
     others); --command overrides it. --session is passed on as an argument, --store as the \
@@ -307,9 +317,9 @@ pub struct UninstallArgs {
 #[command(
     long_about = "Put `scratchpad mcp proxy` in front of the MCP servers a client already has, so \
     their large results are offloaded and the scratchpad tools join theirs.\n\n\
-    A stdio server's command becomes `scratchpad mcp proxy -- <its command and args>`. A \
-    streamable-HTTP server (url, serverUrl, httpUrl) becomes `scratchpad mcp proxy \
-    --upstream-url URL`, and its headers move into its env as SCRATCHPAD_UPSTREAM_HEADER_<NAME> = \
+    A stdio server's command becomes `scratchpad mcp proxy --wrapped=args -- <its command and \
+    args>`. A streamable-HTTP server (url, serverUrl, httpUrl) becomes `scratchpad mcp proxy \
+    --wrapped=url --upstream-url URL` (--wrapped marks what `unwrap` may take apart), and its headers move into its env as SCRATCHPAD_UPSTREAM_HEADER_<NAME> = \
     \"Name: value\", where the proxy reads them (a token on a command line is visible to other \
     users; variable references like ${TOKEN} keep working where the client expands env). Env, \
     cwd, timeouts, disabled flags, every other setting and every comment stay as they are.\n\n\
@@ -345,8 +355,10 @@ pub struct WrapArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Give back the servers `scratchpad mcp wrap` put the proxy in front of, exactly as \
-    they were: after wrap then unwrap the file is byte for byte what it was. Servers wrap did not \
-    touch are left alone. The old file is copied to FILE.scratchpad-backup-TIMESTAMP first.",
+    they were: after wrap then unwrap the file is byte for byte what it was. Only proxies wrap put in \
+    (their args carry --wrapped=FORM) are taken apart, also after you edited them; servers wrap did \
+    not touch, and proxies put in by hand, are left alone. The old file is copied to \
+    FILE.scratchpad-backup-TIMESTAMP first.",
     after_long_help = concat!(
         "Examples:\n  \
     scratchpad mcp unwrap --client claude-desktop\n  \
@@ -387,7 +399,8 @@ pub struct UnwrapArgs {
     \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
     with\n  \
     \"command\": \"scratchpad\", \"args\": [\"mcp\", \"proxy\", \"--\", \"npx\", \"-y\", \
-    \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\n\
+    \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n\
+    (`scratchpad mcp wrap` does this for you, adding --wrapped=args so that `mcp unwrap` knows it)\n\n\
     Examples:\n  \
     scratchpad mcp proxy -- npx -y @modelcontextprotocol/server-everything\n  \
     scratchpad --session build mcp proxy --threshold 8192 -- ./my-server --verbose\n  \
@@ -439,6 +452,11 @@ pub struct ProxyArgs {
     /// its call at once with an error naming this limit
     #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_RESULT_BYTES)]
     pub max_result_bytes: u64,
+    /// Set by `scratchpad mcp wrap`: marks a proxy it put in front of a server, so that `mcp
+    /// unwrap` takes apart only those, and says what unwrap gives back (`args`, `command`, or the
+    /// key the URL was under). The proxy itself does nothing with it
+    #[arg(long, value_name = "FORM", hide_short_help = true)]
+    pub wrapped: Option<String>,
     /// The upstream server's command and arguments, after `--`
     #[arg(last = true, value_name = "UPSTREAM_CMD")]
     pub upstream: Vec<String>,
@@ -1152,4 +1170,30 @@ pub struct LeaseReleaseArgs {
 )]
 pub struct LeaseShowArgs {
     pub name: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_parsed_command_line_shows_the_store_without_its_password() {
+        let cli = Cli::try_parse_from([
+            "scratchpad",
+            "--store",
+            "postgres://agent:p@ss@db.internal/pad",
+            "ls",
+        ])
+        .unwrap();
+        assert_eq!(
+            cli.global.store(),
+            Some("postgres://agent:p@ss@db.internal/pad")
+        );
+        let shown = format!("{cli:?}");
+        assert!(
+            shown.contains("postgres://agent:***@db.internal/pad"),
+            "{shown}"
+        );
+        assert!(!shown.contains("p@ss"), "{shown}");
+    }
 }

@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     }
     let cli = Cli::parse();
     init_logging();
-    let shell = Shell::new(cli.global.store.as_deref(), cli.global.session.as_deref());
+    let shell = Shell::new(cli.global.store(), cli.global.session.as_deref());
     match run(cli, shell.clone()) {
         Ok(code) => ExitCode::from(code),
         // `scratchpad read big | head` closes our stdout early; that is the reader's choice, not a failure.
@@ -129,7 +129,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         .clone()
         .or_else(|| config.session.clone())
         .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
-    let pad = Scratchpad::open_with(cli.global.store.as_deref(), config)?.with_session(&session)?;
+    let pad = Scratchpad::open_with(cli.global.store(), config)?.with_session(&session)?;
     // Without one, the MCP faces name each client as the author of what it writes.
     let pad = match cli.command.author().or(cli.global.author.as_deref()) {
         Some(author) => pad.with_author(author)?,
@@ -137,7 +137,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
     };
     // The web view serves until stopped and prints only its address.
     if let Command::Ui(args) = cli.command {
-        commands::ui::ui(pad, args, cli.global.store.as_deref())?;
+        commands::ui::ui(pad, args, cli.global.store())?;
         return Ok(0);
     }
     // The MCP faces own stdout (the protocol) and spell calls as tools, so they skip the CLI context.

@@ -268,7 +268,7 @@ mod tests {
             let line = shell.call(&call);
             let cli = Cli::try_parse_from(split(&line))
                 .unwrap_or_else(|e| panic!("`{line}` does not parse: {e}"));
-            assert_eq!(cli.global.store.as_deref(), Some("/tmp/my pads/p.db"));
+            assert_eq!(cli.global.store(), Some("/tmp/my pads/p.db"));
             assert_eq!(cli.global.session.as_deref(), Some("team-1"));
             let Command::Read(args) = cli.command else {
                 panic!("`{line}` is not a read");

@@ -1,4 +1,5 @@
-//! The one integration-test binary: every test drives the built `scratchpad` binary.
+//! The one integration-test binary: the tests drive the built `scratchpad` binary, and the
+//! client-configuration edits of its library.
 
 #![expect(
     clippy::unwrap_used,

@@ -22,6 +22,7 @@ use std::fmt::{self, Write as _};
 use std::io::{Read, Write};
 use std::path::PathBuf;
 use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc::RecvTimeoutError;
 use std::sync::{Condvar, Mutex, OnceLock, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -29,6 +30,8 @@ use jaq_core::load::{Arena, File, Loader, lex, parse};
 use jaq_core::{Compiler, Ctx, Vars, compile, data, load};
 use jaq_json::{Num, Val};
 use serde_json::{Map, Number, Value};
+
+use super::Stop;
 
 /// Values returned before evaluation stops (count).
 pub const MAX_OUTPUTS: usize = 10_000;
@@ -113,6 +116,9 @@ pub enum JqError {
     /// The program or its evaluation went past a limit (size, nesting, recursion, time, memory).
     #[error("{0}")]
     Limit(String),
+    /// The caller cancelled the query before it finished.
+    #[error("{0}")]
+    Stopped(String),
 }
 
 /// Runs a jq program over one JSON document within [`JqLimits::from_env`]. Returns every output
@@ -127,11 +133,23 @@ pub fn run_jq_within(
     program: &str,
     limits: JqLimits,
 ) -> Result<Vec<Value>, JqError> {
+    run_jq_until(document, program, limits, Stop::default())
+}
+
+/// [`run_jq_within`], giving up when the caller cancels through `stop` (whose deadline is not the
+/// query's: `limits.timeout` is). A worker process is killed then; an evaluation on a thread runs
+/// on until its query ends, as after a timeout.
+pub(crate) fn run_jq_until(
+    document: &[u8],
+    program: &str,
+    limits: JqLimits,
+    stop: Stop<'_>,
+) -> Result<Vec<Value>, JqError> {
     check_program(program)?;
-    let _slot = WorkerSlot::take();
+    let _slot = WorkerSlot::take(stop)?;
     match WORKER.get() {
-        Some(exe) => in_worker(exe, document, program, limits),
-        None => on_thread(document.to_vec(), program.to_owned(), limits),
+        Some(exe) => in_worker(exe, document, program, limits, stop),
+        None => on_thread(document.to_vec(), program.to_owned(), limits, stop),
     }
 }
 
@@ -350,15 +368,20 @@ static RUNNING: (Mutex<usize>, Condvar) = (Mutex::new(0), Condvar::new());
 struct WorkerSlot;
 
 impl WorkerSlot {
-    fn take() -> Self {
+    /// Waits for a free slot, or until the caller cancels.
+    fn take(stop: Stop<'_>) -> Result<Self, JqError> {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let (lock, freed) = &RUNNING;
         let mut running = lock.lock().unwrap_or_else(PoisonError::into_inner);
         while *running >= cores {
-            running = freed.wait(running).unwrap_or_else(PoisonError::into_inner);
+            cancelled(stop)?;
+            running = freed
+                .wait_timeout(running, CANCEL_POLL)
+                .unwrap_or_else(PoisonError::into_inner)
+                .0;
         }
         *running += 1;
-        WorkerSlot
+        Ok(WorkerSlot)
     }
 }
 
@@ -371,6 +394,14 @@ impl Drop for WorkerSlot {
     }
 }
 
+/// How often a query that waits (for a slot, a thread, a worker) asks whether its caller cancelled.
+const CANCEL_POLL: Duration = Duration::from_millis(10);
+
+fn cancelled(stop: Stop<'_>) -> Result<(), JqError> {
+    stop.check_cancelled()
+        .map_err(|err| JqError::Stopped(err.to_string()))
+}
+
 fn timed_out(program: &str, limits: JqLimits) -> JqError {
     JqError::Limit(format!(
         "jq `{}` ran longer than {} ms, the limit for one query; narrow it (e.g. `.items[0:100]`, \
@@ -380,8 +411,13 @@ fn timed_out(program: &str, limits: JqLimits) -> JqError {
     ))
 }
 
-/// Evaluates on a thread with a large stack, giving up at the deadline.
-fn on_thread(document: Vec<u8>, program: String, limits: JqLimits) -> Result<Vec<Value>, JqError> {
+/// Evaluates on a thread with a large stack, giving up at the deadline or when the caller cancels.
+fn on_thread(
+    document: Vec<u8>,
+    program: String,
+    limits: JqLimits,
+    stop: Stop<'_>,
+) -> Result<Vec<Value>, JqError> {
     let (done, result) = std::sync::mpsc::sync_channel(1);
     let quoted = program.clone();
     let spawned = std::thread::Builder::new()
@@ -395,9 +431,14 @@ fn on_thread(document: Vec<u8>, program: String, limits: JqLimits) -> Result<Vec
             "cannot start a jq evaluation: {err}"
         )));
     }
-    match result.recv_timeout(limits.timeout) {
-        Ok(outcome) => outcome,
-        Err(_) => Err(timed_out(&quoted, limits)),
+    let deadline = Instant::now() + limits.timeout;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match result.recv_timeout(left.min(CANCEL_POLL)) {
+            Ok(outcome) => return outcome,
+            Err(RecvTimeoutError::Timeout) if !left.is_zero() => cancelled(stop)?,
+            Err(_) => return Err(timed_out(&quoted, limits)),
+        }
     }
 }
 
@@ -407,6 +448,7 @@ fn in_worker(
     document: &[u8],
     program: &str,
     limits: JqLimits,
+    stop: Stop<'_>,
 ) -> Result<Vec<Value>, JqError> {
     let failed = |what: &str, err: std::io::Error| {
         JqError::Limit(format!("cannot run the jq worker ({what}: {err})"))
@@ -446,14 +488,14 @@ fn in_worker(
             let _ = stderr.by_ref().take(64 * 1024).read_to_end(&mut out);
             out
         });
-        let status = wait_until(&mut child, deadline);
+        let status = wait_until(&mut child, deadline, stop);
         (
             reply.join().unwrap_or_default(),
             errors.join().unwrap_or_default(),
             status,
         )
     });
-    let Some(status) = status else {
+    let Some(status) = status? else {
         return Err(timed_out(program, limits));
     };
     if status.success() {
@@ -482,19 +524,28 @@ fn in_worker(
     }))
 }
 
-/// The child's status, or `None` once `deadline` passed (the child is then killed).
-fn wait_until(child: &mut std::process::Child, deadline: Instant) -> Option<ExitStatus> {
-    loop {
+/// The child's status, or `None` once `deadline` passed; the caller's cancelling is an error.
+/// Either way the child is killed.
+fn wait_until(
+    child: &mut std::process::Child,
+    deadline: Instant,
+    stop: Stop<'_>,
+) -> Result<Option<ExitStatus>, JqError> {
+    let outcome = loop {
         match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(2)),
-            _ => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return None;
+            Ok(Some(status)) => return Ok(Some(status)),
+            Ok(None) if Instant::now() < deadline => {
+                if let Err(err) = cancelled(stop) {
+                    break Err(err);
+                }
+                std::thread::sleep(Duration::from_millis(2));
             }
+            _ => break Ok(None),
         }
-    }
+    };
+    let _ = child.kill();
+    let _ = child.wait();
+    outcome
 }
 
 /// Whether the kernel stopped the worker for its CPU time (SIGXCPU, or SIGKILL at the hard limit).
@@ -529,7 +580,8 @@ impl WorkerReply {
             Err(JqError::Syntax(m)) => Self::Syntax(m),
             Err(JqError::Runtime(m)) => Self::Runtime(m),
             Err(JqError::NotJson(m)) => Self::NotJson(m),
-            Err(JqError::Limit(m)) => Self::Limit(m),
+            // A worker is not cancelled from inside: its parent kills it.
+            Err(JqError::Limit(m) | JqError::Stopped(m)) => Self::Limit(m),
         }
     }
 
@@ -1124,6 +1176,28 @@ mod tests {
             "{err:?}"
         );
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_cancelled_query_stops_before_its_deadline() {
+        let cancelled = std::sync::atomic::AtomicBool::new(true);
+        let limits = JqLimits {
+            timeout: Duration::from_secs(600),
+            ..JqLimits::default()
+        };
+        // Runs for a second or so on the thread it leaves behind.
+        let program = "reduce range(3e6) as $x (0; . + 1)";
+        let err = run_jq_until(
+            b"null",
+            program,
+            limits,
+            Stop::default().or_when(&cancelled),
+        )
+        .unwrap_err();
+        assert!(
+            matches!(&err, JqError::Stopped(m) if m.contains("cancelled")),
+            "{err:?}"
+        );
     }
 
     #[test]

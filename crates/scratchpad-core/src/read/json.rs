@@ -47,7 +47,14 @@ pub(super) fn query(
         .reader_at_byte(0)?
         .with_read_ahead(|reader| std::io::copy(reader, &mut document))
         .map_err(source::from_io)?;
-    let values = jq::run_jq(&document, query).map_err(|e| Error::invalid(e.to_string()))?;
+    let values = jq::run_jq_until(&document, query, jq::JqLimits::from_env(), content.stop)
+        .map_err(|err| match err {
+            jq::JqError::Stopped(message) => Error::Stopped(message.into()),
+            jq::JqError::Syntax(message)
+            | jq::JqError::Runtime(message)
+            | jq::JqError::NotJson(message)
+            | jq::JqError::Limit(message) => Error::invalid(message),
+        })?;
     let count = values.len();
     let mut notes = Vec::new();
     if count >= jq::MAX_OUTPUTS {

@@ -12,7 +12,7 @@ pub mod summary;
 use serde::{Deserialize, Serialize};
 
 pub use reply::{GrepLine, ReadReply};
-pub use source::Stop;
+pub use source::{Cancel, Stop};
 
 use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};

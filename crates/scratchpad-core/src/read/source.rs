@@ -8,13 +8,36 @@ use std::time::{Duration, Instant};
 use crate::error::{Error, Result};
 use crate::store::{ChunkPos, Locate, Store};
 
-/// When a read gives up: at a deadline, or when its caller cancels it (an MCP client's
-/// `notifications/cancelled`, an HTTP client gone). Checked before each piece of content is read,
-/// so a search that would run long ends within one buffer of its deadline.
-#[derive(Debug, Clone, Copy, Default)]
+/// A caller's way to say that it no longer wants what it asked for: a flag it sets (an MCP client's
+/// `notifications/cancelled`, an HTTP client gone) or a question it answers when asked (an embedding
+/// asks its interpreter whether the user pressed Ctrl-C). Asked between pieces of work, on the
+/// thread that does the work and on threads that help it, so answering must be cheap.
+pub trait Cancel: Sync {
+    fn is_cancelled(&self) -> bool;
+}
+
+impl Cancel for AtomicBool {
+    fn is_cancelled(&self) -> bool {
+        self.load(Ordering::Relaxed)
+    }
+}
+
+/// When work gives up: at a deadline, or when its caller cancels it. Checked before each piece of
+/// content is read or stored, so a search that would run long ends within one buffer of its
+/// deadline, and a cancelled put leaves nothing behind.
+#[derive(Clone, Copy, Default)]
 pub struct Stop<'a> {
     deadline: Option<(Instant, Duration)>,
-    cancelled: Option<&'a AtomicBool>,
+    cancelled: Option<&'a dyn Cancel>,
+}
+
+impl std::fmt::Debug for Stop<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Stop")
+            .field("deadline", &self.deadline)
+            .field("cancellable", &self.cancelled.is_some())
+            .finish()
+    }
 }
 
 impl<'a> Stop<'a> {
@@ -26,23 +49,27 @@ impl<'a> Stop<'a> {
         }
     }
 
-    /// Also stops once `flag` is set.
-    pub fn or_when(self, flag: &'a AtomicBool) -> Self {
+    /// Also stops once `cancel` says so.
+    pub fn or_when(self, cancel: &'a dyn Cancel) -> Self {
         Self {
-            cancelled: Some(flag),
+            cancelled: Some(cancel),
             ..self
         }
     }
 
-    pub(crate) fn check(&self) -> Result<()> {
-        if self
-            .cancelled
-            .is_some_and(|flag| flag.load(Ordering::Relaxed))
-        {
+    /// Whether the caller cancelled, whatever the deadline says: for work with a time limit of its
+    /// own (a jq query).
+    pub(crate) fn check_cancelled(&self) -> Result<()> {
+        if self.cancelled.is_some_and(|cancel| cancel.is_cancelled()) {
             return Err(Error::Stopped(
-                "the read was cancelled by its caller before it finished".into(),
+                "cancelled by its caller before it finished".into(),
             ));
         }
+        Ok(())
+    }
+
+    pub(crate) fn check(&self) -> Result<()> {
+        self.check_cancelled()?;
         if let Some((at, after)) = self.deadline
             && Instant::now() >= at
         {

@@ -17,6 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 pub use history::DiffOptions;
+pub use open::check_store_url;
 pub use reading::{SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage};
 pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
 
@@ -52,7 +53,9 @@ impl Scratchpad {
 
     /// Opens a store with settings. `url` overrides `config.store`; both absent means the default file.
     pub fn open_with(url: Option<&str>, config: Config) -> Result<Self> {
-        let url = url.map(str::to_owned).or_else(|| config.store.clone());
+        let url = url
+            .map(str::to_owned)
+            .or_else(|| config.store.as_ref().map(|s| s.as_str().to_owned()));
         let store = open::open_store(url.as_deref())?;
         let session = config
             .session
@@ -154,6 +157,16 @@ impl Scratchpad {
 
     pub(crate) fn store(&self) -> &dyn Store {
         self.store.as_ref()
+    }
+
+    /// In a child process made by fork(2), lets go of the store connections inherited from the
+    /// parent, so that the next calls open the child's own; the handle goes on working. SQLite's
+    /// are closed (which touches only this process's locks), PostgreSQL's forgotten without a word
+    /// to the server (the session is the parent's). Every handle on the store shares them, so
+    /// once per store is enough, and more is harmless. Only idle connections can be let go: no call
+    /// may have been in progress, on any thread, when the process forked.
+    pub fn after_fork(&self) {
+        self.store.after_fork();
     }
 
     /// Whether `bytes` of a tool's output are too many to show whole: the offload policy's one

@@ -17,7 +17,22 @@ pub(super) fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
         StoreUrl::Sqlite(path) => path,
         StoreUrl::Postgres(url) => return open_postgres(url),
     };
-    // A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+    check_sqlite_dir(&path)?;
+    Ok(Arc::new(SqliteStore::open(&path)?))
+}
+
+/// Checks a store URL as opening it would, without opening, creating or connecting to anything:
+/// the scheme, that a SQLite file's directory exists, that a PostgreSQL URL parses (and that this
+/// build has PostgreSQL). For a command that writes a URL where a server will open it later.
+pub fn check_store_url(url: &str) -> Result<()> {
+    match parse_store_url(url)? {
+        StoreUrl::Sqlite(path) => check_sqlite_dir(&path),
+        StoreUrl::Postgres(url) => check_postgres(url),
+    }
+}
+
+/// A mistyped explicit path should fail, not quietly start an empty store somewhere new.
+fn check_sqlite_dir(path: &std::path::Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())
         && !dir.is_dir()
     {
@@ -26,7 +41,17 @@ pub(super) fn open_store(url: Option<&str>) -> Result<Arc<dyn Store>> {
             dir.display()
         )));
     }
-    Ok(Arc::new(SqliteStore::open(&path)?))
+    Ok(())
+}
+
+#[cfg(feature = "postgres")]
+fn check_postgres(url: &str) -> Result<()> {
+    crate::store::postgres::check_url(url)
+}
+
+#[cfg(not(feature = "postgres"))]
+fn check_postgres(_url: &str) -> Result<()> {
+    Err(postgres_disabled())
 }
 
 #[cfg(feature = "postgres")]
@@ -91,6 +116,25 @@ fn parse_store_url(url: &str) -> Result<StoreUrl<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checking_a_store_url_refuses_what_opening_refuses_and_creates_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("pad.db");
+        check_store_url(&format!("sqlite://{}", file.display())).unwrap();
+        check_store_url(&file.display().to_string()).unwrap();
+        assert!(!file.exists(), "a check must not create the store");
+        for bad in [
+            "",
+            "sqlite://",
+            "mysql://h/db",
+            &format!("sqlite://{}/no/such/pad.db", dir.path().display()),
+        ] {
+            assert!(check_store_url(bad).is_err(), "{bad:?}");
+        }
+        #[cfg(feature = "postgres")]
+        assert!(check_store_url("postgres://u@h:notaport/db").is_err());
+    }
 
     #[test]
     fn a_build_without_postgres_says_so_plainly() {

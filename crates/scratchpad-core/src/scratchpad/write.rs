@@ -12,8 +12,11 @@ use crate::config::Ttl;
 use crate::error::{ConflictKind, Error, Result};
 use crate::figures::thousands;
 use crate::history::{Change, DELTA_MAX_BYTES};
-use crate::ingest::{Ingested, SEARCH_HEAD_BYTES, SEARCH_TAIL_BYTES, ingest, search_text_of_long};
+use crate::ingest::{
+    Ingested, SEARCH_HEAD_BYTES, SEARCH_TAIL_BYTES, ingest, ingest_until, search_text_of_long,
+};
 use crate::model::{EntryInfo, Kind, Source, name_stem, now_ms, validate_name};
+use crate::read::Stop;
 use crate::read::source::{EntryContent, from_io};
 use crate::store::{
     CHUNK_BYTES, Entry, EntryWrite, NameChoice, Pending, PendingBlob, REUSE_MIN_BYTES,
@@ -39,6 +42,8 @@ pub struct PutOptions<'a> {
     pub keep_history: bool,
     /// Called with the bytes read so far, about every chunk.
     pub progress: Option<&'a mut dyn FnMut(u64)>,
+    /// Gives up as this says, checked before each read of the input: nothing is stored then.
+    pub stop: Stop<'a>,
 }
 
 impl std::fmt::Debug for PutOptions<'_> {
@@ -51,6 +56,7 @@ impl std::fmt::Debug for PutOptions<'_> {
             .field("pinned", &self.pinned)
             .field("condition", &self.condition)
             .field("keep_history", &self.keep_history)
+            .field("stop", &self.stop)
             .finish_non_exhaustive()
     }
 }
@@ -93,11 +99,12 @@ impl Scratchpad {
     /// Stores everything `input` yields, streaming, and returns the new entry.
     pub fn put(&self, input: &mut dyn Read, mut opts: PutOptions<'_>) -> Result<EntryInfo> {
         validate_put(&opts)?;
-        let ingested = ingest(
+        let ingested = ingest_until(
             self.store.as_ref(),
             input,
             &self.config.preview,
             opts.progress.take(),
+            opts.stop,
         )?;
         self.commit(ingested, put_commit(opts))
     }
@@ -120,8 +127,9 @@ impl Scratchpad {
     ) -> Result<EntryInfo> {
         validate_put(&opts)?;
         let mut progress = opts.progress.take();
+        let stop = opts.stop;
         let commit = put_commit(opts);
-        if let Some((ingested, bytes)) = self.stored_already(&mut input)? {
+        if let Some((ingested, bytes)) = self.stored_already(&mut input, stop)? {
             let hash = ingested.stats.hash.clone();
             match self.commit(ingested, commit.clone()) {
                 Ok(info) => {
@@ -139,11 +147,12 @@ impl Scratchpad {
                 Err(err) => return Err(err),
             }
         }
-        let ingested = ingest(
+        let ingested = ingest_until(
             self.store.as_ref(),
             &mut input,
             &self.config.preview,
             progress,
+            stop,
         )?;
         self.commit(ingested, commit)
     }
@@ -151,14 +160,18 @@ impl Scratchpad {
     /// The input as a write of content stored already, with how many bytes it has, when it is large,
     /// content of its size is stored, and its hash finds an entry whose preview this store's
     /// settings made. Hashing reads the input through, then goes back to where it started.
-    fn stored_already(&self, input: &mut Rereadable<'_>) -> Result<Option<(Ingested, u64)>> {
+    fn stored_already(
+        &self,
+        input: &mut Rereadable<'_>,
+        stop: Stop<'_>,
+    ) -> Result<Option<(Ingested, u64)>> {
         let Some(len) = input.len()? else {
             return Ok(None);
         };
         if len < REUSE_MIN_BYTES || !self.store.holds_size(len)? {
             return Ok(None);
         }
-        let Some(read) = input.hash(len)? else {
+        let Some(read) = input.hash(len, stop)? else {
             return Ok(None);
         };
         // UTF-16 is stored transcoded, under the hash of its UTF-8 form.
@@ -549,8 +562,9 @@ impl Rereadable<'_> {
     }
 
     /// Hashes the next `len` bytes and goes back to where it started; `None` if the input did not
-    /// have exactly that many (a file that changed meanwhile is stored as it is read next).
-    fn hash(&mut self, len: u64) -> Result<Option<Hashed>> {
+    /// have exactly that many (a file that changed meanwhile is stored as it is read next). A file
+    /// is read a piece at a time, giving up between pieces as `stop` says.
+    fn hash(&mut self, len: u64, stop: Stop<'_>) -> Result<Option<Hashed>> {
         let file = match self {
             Self::Bytes(bytes) => {
                 let head = &bytes[..bytes.len().min(SEARCH_HEAD_BYTES)];
@@ -570,6 +584,7 @@ impl Rereadable<'_> {
         let mut tail = Vec::new();
         let mut total = 0u64;
         loop {
+            stop.check()?;
             let n = match file.read(&mut buf) {
                 Ok(0) => break,
                 Ok(n) => n,

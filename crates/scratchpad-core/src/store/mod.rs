@@ -6,6 +6,7 @@ pub mod postgres;
 pub mod side;
 mod sql;
 pub mod sqlite;
+pub mod url;
 
 use std::fmt;
 use std::ops::RangeInclusive;
@@ -510,6 +511,10 @@ pub trait Store: Send + Sync + fmt::Debug {
     /// Reads every stored content whole and checks it against its checksums, index and hash.
     /// `progress` hears the bytes checked so far.
     fn check(&self, progress: &mut dyn FnMut(u64)) -> Result<CheckReport>;
+    /// In a child process made by fork(2), lets go of the connections inherited from the parent,
+    /// so that the next calls open the child's own. Only idle connections can be let go: no call
+    /// may have been in progress, on any thread, when the process forked.
+    fn after_fork(&self);
 
     // Teams of agents: leases and history. Lease times are the store's own clock.
 

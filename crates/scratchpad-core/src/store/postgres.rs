@@ -16,10 +16,12 @@
 //! transaction that failed before its `COMMIT` was sent (the server rolled it back). A connection
 //! lost during `COMMIT` leaves the outcome unknown, which the rules resolve by looking for the entry.
 
+mod conninfo;
 mod pool;
+mod tls;
 
 use std::fmt;
-use std::str::FromStr;
+use std::path::PathBuf;
 
 use bytes::BytesMut;
 use postgres::GenericClient;
@@ -91,18 +93,11 @@ impl fmt::Debug for Postgres {
 
 impl SqlStore<Postgres> {
     /// Connects to the database a `postgres://` URL names and brings its schema up to date.
+    /// `sslmode` and `sslrootcert` in the URL mean what they mean to libpq (`prefer` by default).
     pub fn open(url: &str) -> Result<Self> {
-        let config = postgres::Config::from_str(url).map_err(|e| {
-            // The parser names the bad option, never its value; say so without echoing the URL.
-            Error::Config(format!(
-                "invalid PostgreSQL URL: {e}{}; use postgres://USER:PASSWORD@HOST:PORT/DATABASE",
-                std::error::Error::source(&e)
-                    .map(|s| format!(": {s}"))
-                    .unwrap_or_default()
-            ))
-        })?;
+        let settings = conninfo::settings(url, default_root_cert())?;
         let backend = Postgres {
-            pool: Pool::new(config, url),
+            pool: Pool::new(settings),
         };
         // Connecting is the first thing that can fail, and that is a configuration problem.
         drop(backend.pool.get().map_err(|e| match e {
@@ -122,6 +117,21 @@ impl SqlStore<Postgres> {
     /// Where the store points (`user@host:port/database`), safe to show.
     pub fn target(&self) -> &str {
         self.backend.pool.target()
+    }
+}
+
+/// Whether a `postgres://` URL would be accepted by [`SqlStore::open`], without connecting: the
+/// same parse, so a command that writes a URL for a server to use later refuses what it would refuse.
+pub(crate) fn check_url(url: &str) -> Result<()> {
+    conninfo::settings(url, default_root_cert()).map(drop)
+}
+
+/// libpq's default CA file: `~/.postgresql/root.crt` (`%APPDATA%\\postgresql\\root.crt` on Windows).
+fn default_root_cert() -> Option<PathBuf> {
+    if cfg!(windows) {
+        dirs::data_dir().map(|dir| dir.join("postgresql").join("root.crt"))
+    } else {
+        dirs::home_dir().map(|dir| dir.join(".postgresql").join("root.crt"))
     }
 }
 
@@ -359,6 +369,10 @@ impl Backend for Postgres {
                 Err(fail) => return Err(self.finish(fail)),
             }
         }
+    }
+
+    fn after_fork(&self) {
+        self.pool.forget_inherited();
     }
 
     fn disk_bytes(&self) -> u64 {
@@ -608,14 +622,28 @@ mod tests {
         assert!(err.contains("cannot connect to PostgreSQL"), "{err}");
         assert!(err.contains("agent@127.0.0.1:1/pad"), "{err}");
         assert!(!err.contains("hunter2secret"), "{err}");
-        let config = postgres::Config::from_str(url).unwrap();
         let backend = Postgres {
-            pool: Pool::new(config, url),
+            pool: Pool::new(conninfo::settings(url, None).unwrap()),
         };
         let shown = format!("{backend:?}");
         assert!(!shown.contains("hunter2secret"), "{shown}");
         assert!(shown.contains("127.0.0.1"), "{shown}");
-        assert_eq!(backend.pool.scrub("echo hunter2secret".into()), "echo ***");
+    }
+
+    #[test]
+    fn a_refused_connection_blames_the_server_not_the_password() {
+        // Regression: the URL was split at its first `@`, so `ss@127.0.0.1` was looked up as a
+        // host and printed; and every `p` of the message was masked as the password.
+        let err = PostgresStore::open("postgres://u:p@ss@127.0.0.1:1/pad")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("cannot connect to PostgreSQL at u@127.0.0.1:1/pad"),
+            "{err}"
+        );
+        assert!(!err.contains("ss@") && !err.contains("***"), "{err}");
+        assert!(err.contains("check that the server is running"), "{err}");
+        assert!(!err.contains("password"), "{err}");
     }
 
     #[test]

@@ -387,6 +387,18 @@ impl Backend for Sqlite {
         Ok(Box::new(SqliteWatch { conn, version }))
     }
 
+    fn after_fork(&self) {
+        // SQLite keeps account of a file's locks per process, not per connection: left open, the
+        // inherited connections would lend their locks to the child's new ones, which would then
+        // take none of their own (and another process could, say, remove the write-ahead log they
+        // rely on). Closing touches only this process's locks and accounts; the parent's are its
+        // own. A pool locked by a thread that does not exist here (a fork no call waited for) is
+        // left alone rather than waited on for ever.
+        if let Ok(mut idle) = self.idle.try_lock() {
+            idle.clear();
+        }
+    }
+
     fn disk_bytes(&self) -> u64 {
         let files: u64 = ["", "-wal"]
             .iter()

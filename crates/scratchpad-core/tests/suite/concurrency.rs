@@ -130,7 +130,31 @@ fn whole(pad: &Scratchpad, name: &str) -> String {
         .text
 }
 
+/// What a forked child does with a handle it inherited: lets go of the parent's connections, then
+/// goes on with its own. Here in one process: the handle works on, and so does another handle on
+/// the same store (whose connections went too), with every entry still there.
+fn a_handle_goes_on_after_letting_go_of_inherited_connections(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let other = pad.with_session("other").unwrap();
+    pad.write("plan", "1. reproduce", WriteOptions::default())
+        .unwrap();
+    other
+        .write("notes", "seen", WriteOptions::default())
+        .unwrap();
+    pad.after_fork();
+    pad.after_fork();
+    pad.append("plan", "\n2. fix", WriteOptions::default())
+        .unwrap();
+    let full = ReadMode::Full { force: false };
+    assert_eq!(
+        pad.read("plan", &full, None).unwrap().text,
+        "1. reproduce\n2. fix"
+    );
+    assert_eq!(other.read("notes", &full, None).unwrap().text, "seen");
+}
+
 backend_tests!(
     processes_updating_one_note_lose_nothing,
-    processes_appending_to_one_note_lose_nothing
+    processes_appending_to_one_note_lose_nothing,
+    a_handle_goes_on_after_letting_go_of_inherited_connections,
 );

@@ -1,9 +1,12 @@
-//! A kill -9 in the middle of a large write leaves no partial entry and no corruption.
+//! A large write that ends early, killed (kill -9) or cancelled by its caller, leaves no partial
+//! entry and no corruption.
 
 use std::io::Read;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use scratchpad_core::{ListFilter, PutOptions, ReadMode, Scratchpad};
+use scratchpad_core::read::Stop;
+use scratchpad_core::{Error, ListFilter, Observation, PutOptions, ReadMode, Scratchpad};
 
 use crate::common::spawn_child;
 
@@ -35,6 +38,16 @@ fn crash_child_endless_put() {
     );
 }
 
+/// A SQLite store in a directory of its own, holding the note `before`.
+fn store_with_a_note() -> (tempfile::TempDir, String, Scratchpad) {
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}/pad.db", dir.path().display());
+    let pad = Scratchpad::open(&url).unwrap();
+    pad.write("before", "an earlier note", Default::default())
+        .unwrap();
+    (dir, url, pad)
+}
+
 /// Bytes of the temporary side files under `dir` (the writes in progress).
 fn staged_bytes(dir: &std::path::Path) -> u64 {
     std::fs::read_dir(dir.join("pad.db-blobs").join("tmp"))
@@ -52,11 +65,7 @@ fn staged_bytes(dir: &std::path::Path) -> u64 {
 /// pass takes what no live writer marks, at once.
 #[test]
 fn kill_9_during_large_puts_leaves_nothing_behind() {
-    let dir = tempfile::tempdir().unwrap();
-    let url = format!("sqlite://{}/pad.db", dir.path().display());
-    let pad = Scratchpad::open(&url).unwrap();
-    pad.write("before", "an earlier note", Default::default())
-        .unwrap();
+    let (dir, url, pad) = store_with_a_note();
     const WRITERS: usize = 4;
     let mut children: Vec<_> = (0..WRITERS)
         .map(|_| {
@@ -115,4 +124,98 @@ fn kill_9_during_large_puts_leaves_nothing_behind() {
     // The store keeps working after the crash.
     pad.write("after", "still fine", Default::default())
         .unwrap();
+}
+
+/// An endless log that cancels its own put once it has produced `cancel_after` bytes, as a caller
+/// whose user pressed Ctrl-C would.
+struct CancelledLog<'a> {
+    log: EndlessLog,
+    produced: u64,
+    cancel_after: u64,
+    cancel: &'a AtomicBool,
+}
+
+impl Read for CancelledLog<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.log.read(buf)?;
+        self.produced += n as u64;
+        if self.produced >= self.cancel_after {
+            self.cancel.store(true, Ordering::Relaxed);
+        }
+        Ok(n)
+    }
+}
+
+fn names(pad: &Scratchpad) -> Vec<String> {
+    pad.list(&ListFilter::default(), None, 10)
+        .unwrap()
+        .entries
+        .into_iter()
+        .map(|e| e.name)
+        .collect()
+}
+
+/// A put cancelled while it streams, a put of a file and an offload cancelled, end with `Stopped`,
+/// and what they staged is gone at once: nothing to collect later.
+#[test]
+fn cancelled_puts_leave_nothing_behind() {
+    let (dir, _url, pad) = store_with_a_note();
+    let stopped = |result: scratchpad_core::Result<_>| {
+        let err = result.map(|_: scratchpad_core::EntryInfo| ()).unwrap_err();
+        assert!(matches!(err, Error::Stopped(_)), "{err:?}");
+    };
+
+    // Streaming, past the size where content goes to a side file.
+    let cancel = AtomicBool::new(false);
+    let mut log = CancelledLog {
+        log: EndlessLog(0),
+        produced: 0,
+        cancel_after: 8_000_000,
+        cancel: &cancel,
+    };
+    stopped(pad.put(
+        &mut log,
+        PutOptions {
+            name: Some("partial".into()),
+            stop: Stop::default().or_when(&cancel),
+            ..PutOptions::default()
+        },
+    ));
+    assert!(log.produced >= 8_000_000);
+    assert_eq!(staged_bytes(dir.path()), 0);
+
+    // A file, and an offload of a large output, stop too.
+    let path = dir.path().join("big.log");
+    let mut text = String::new();
+    EndlessLog(0)
+        .take(8_000_000)
+        .read_to_string(&mut text)
+        .unwrap();
+    std::fs::write(&path, &text).unwrap();
+    let cancelled = AtomicBool::new(true);
+    let mut file = std::fs::File::open(&path).unwrap();
+    stopped(pad.put_file(
+        &mut file,
+        PutOptions {
+            name: Some("partial".into()),
+            stop: Stop::default().or_when(&cancelled),
+            ..PutOptions::default()
+        },
+    ));
+    let offload = pad.offload_until(
+        &Observation::text("build", text),
+        Stop::default().or_when(&cancelled),
+    );
+    assert!(matches!(offload, Err(Error::Stopped(_))), "{offload:?}");
+
+    assert_eq!(staged_bytes(dir.path()), 0);
+    assert!(pad.get("partial").is_err(), "no partial entry is visible");
+    assert_eq!(names(&pad), ["before"]);
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+    assert_eq!(pad.gc().unwrap().stale_writes_removed, 0);
+    // Nothing of the cancelled puts stays in the store.
+    assert_eq!(
+        pad.stats().unwrap().store_bytes,
+        "an earlier note".len() as u64
+    );
 }

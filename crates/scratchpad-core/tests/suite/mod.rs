@@ -12,6 +12,8 @@ mod notes;
 mod owner_view;
 #[cfg(feature = "postgres")]
 mod postgres;
+#[cfg(feature = "postgres")]
+mod postgres_tls;
 mod previews;
 mod reads;
 mod references;

@@ -60,7 +60,7 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
 /// `SCRATCHPAD_UPSTREAM_HEADER_<ANY>=Name: value` variables, in name order: how `mcp wrap` hands a
 /// client's headers to the proxy without putting them on its command line.
 fn env_headers() -> anyhow::Result<Vec<(String, String)>> {
-    let prefix = crate::commands::clients::HEADER_ENV_PREFIX;
+    let prefix = scratchpad::client_config::HEADER_ENV_PREFIX;
     let mut variables: Vec<(String, String)> = std::env::vars_os()
         .filter_map(|(name, value)| {
             let name = name.into_string().ok()?;

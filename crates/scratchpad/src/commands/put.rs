@@ -3,6 +3,7 @@
 use std::fs::File;
 
 use anyhow::Context as _;
+use scratchpad_core::read::Stop;
 use scratchpad_core::{PutOptions, Source, WriteCondition};
 
 use super::{entry_json, parse_ttl_flag, print_reference};
@@ -44,6 +45,8 @@ pub fn put(ctx: &mut Ctx, args: PutArgs) -> anyhow::Result<u8> {
         condition: args.if_version.map(WriteCondition::IfVersion),
         keep_history: args.keep_history,
         progress: Some(&mut on_progress),
+        // Ctrl-C ends the process; a put that dies leaves nothing behind.
+        stop: Stop::default(),
     };
     let pad = ctx.pad.with_lease(args.lease);
     let info = match &mut file {

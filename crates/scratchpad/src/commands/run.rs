@@ -9,6 +9,7 @@ use std::sync::mpsc::{self, Receiver, SyncSender};
 
 use anyhow::Context as _;
 use scratchpad_core::figures::counted;
+use scratchpad_core::read::Stop;
 use scratchpad_core::{EntryInfo, PutOptions, Source, Ttl, hint};
 use serde_json::json;
 
@@ -143,6 +144,8 @@ fn store_output(
             condition: None,
             keep_history: false,
             progress: Some(&mut on_progress),
+            // Ctrl-C ends the process; a put that dies leaves nothing behind.
+            stop: Stop::default(),
         },
     );
     progress.finish();

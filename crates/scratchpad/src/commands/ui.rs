@@ -30,7 +30,7 @@ pub fn ui(pad: Scratchpad, args: UiArgs, store: Option<&str>) -> anyhow::Result<
         allowed_hosts: args.allowed_hosts,
         allowed_origins: args.allowed_origins,
         author,
-        store_label: store_label(store, pad.config().store.as_deref()),
+        store_label: store_label(store, pad.config().store.as_ref().map(|url| url.as_str())),
     };
     let open = !args.no_open;
     scratchpad_ui::serve(pad, options, |url| {
@@ -69,26 +69,14 @@ fn default_author() -> String {
     }
 }
 
-/// The store as the page's footer names it: a path, or a PostgreSQL address without its password.
+/// The store as the page's footer names it: a path, or a URL without its password or secrets.
 fn store_label(flag: Option<&str>, config: Option<&str>) -> String {
-    let url = match flag.or(config) {
-        Some(url) => url,
-        None => return scratchpad_core::default_store_path().display().to_string(),
-    };
-    let Some((scheme, rest)) = url.split_once("://") else {
-        return url.to_owned();
-    };
-    if scheme == "sqlite" {
-        return rest.to_owned();
-    }
-    // user:password@host/db?… → user@host/db (parameters can hold secrets too).
-    let rest = rest.split('?').next().unwrap_or(rest);
-    match rest.rsplit_once('@') {
-        Some((user, host)) => {
-            let user = user.split(':').next().unwrap_or(user);
-            format!("{scheme}://{user}@{host}")
-        }
-        None => format!("{scheme}://{rest}"),
+    match flag.or(config) {
+        Some(url) => match url.strip_prefix("sqlite://") {
+            Some(path) => path.to_owned(),
+            None => scratchpad_core::store::url::redact(url),
+        },
+        None => scratchpad_core::default_store_path().display().to_string(),
     }
 }
 
@@ -137,12 +125,14 @@ mod tests {
 
     #[test]
     fn store_labels_never_show_a_password() {
-        assert_eq!(
-            store_label(
-                Some("postgres://agent:hunter2@db:5432/pad?sslmode=require"),
-                None
-            ),
-            "postgres://agent@db:5432/pad"
+        let shown = store_label(
+            Some("postgres://agent:hunter2@db:5432/pad?sslmode=require"),
+            None,
+        );
+        assert!(!shown.contains("hunter2"), "{shown}");
+        assert!(
+            shown.contains("agent") && shown.contains("db:5432/pad"),
+            "{shown}"
         );
         assert_eq!(
             store_label(Some("sqlite:///tmp/pad.db"), None),

@@ -76,6 +76,16 @@ fn bad_inputs_are_refused_clearly() {
                 "postgres support is not enabled"
             },
         ),
+        (
+            // An unencoded `@` in the password: the last one ends it, so no part of it is taken
+            // for the host and printed.
+            vec!["--store", "postgres://user:p@secret@127.0.0.1:1/db", "ls"],
+            if cfg!(feature = "postgres") {
+                "cannot connect to PostgreSQL at user@127.0.0.1:1/db"
+            } else {
+                "postgres support is not enabled"
+            },
+        ),
     ];
     for (args, expected) in &cases {
         let run = pad.run(args);

@@ -486,3 +486,435 @@ fn the_proxy_reads_headers_from_its_environment() {
         "{stderr}"
     );
 }
+
+/// A proxy the user put in front of a server by hand is theirs: unwrap takes apart only what wrap
+/// made, and says so.
+#[test]
+fn unwrap_leaves_a_proxy_put_in_by_hand_alone() {
+    let pad = Pad::new();
+    let path = pad.dir.path().join("mcp.json");
+    let original = r#"{
+  "mcpServers": {
+    "mine": {
+      "command": "scratchpad",
+      "args": ["--session", "work", "mcp", "proxy", "--", "npx", "-y", "server-git"]
+    },
+    "plain": { "command": "scratchpad", "args": ["mcp", "proxy", "--", "uvx", "fetch"] },
+    "remote": { "command": "scratchpad", "args": ["mcp", "proxy", "--upstream-url", "https://x.example/mcp"] },
+    "other": { "command": "npx", "args": ["-y", "server-memory"] }
+  }
+}
+"#;
+    std::fs::write(&path, original).unwrap();
+    let out = edit(&pad, "wrap", "cursor", &path, &["--command", "scratchpad"])
+        .ok()
+        .stdout;
+    assert!(out.contains("wrapped    other"), "{out}");
+    let out = edit(&pad, "unwrap", "cursor", &path, &[]).ok().stdout;
+    assert!(out.contains("unwrapped  other"), "{out}");
+    for name in ["mine", "plain", "remote"] {
+        assert!(
+            !out.contains(&format!("unwrapped  {name}")),
+            "{name} was taken apart:\n{out}"
+        );
+        assert!(
+            out.contains(&format!("left alone {name}: ")) && out.contains("by hand"),
+            "{out}"
+        );
+    }
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+    // On its own, a hand-made proxy is not unwrapped either.
+    let out = edit(&pad, "unwrap", "cursor", &path, &["--server", "plain"])
+        .ok()
+        .stdout;
+    assert!(out.contains("nothing to change"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), original);
+}
+
+/// What wrap made stays its own after the user edits it: a wrapped entry whose upstream arguments,
+/// layout and settings were changed by hand is still unwrapped, with those changes kept.
+#[test]
+fn unwrap_after_a_manual_edit_of_a_wrapped_entry_keeps_the_edit() {
+    let pad = Pad::new();
+    let path = pad.dir.path().join("mcp.json");
+    std::fs::write(
+        &path,
+        "{\n  \"mcpServers\": {\n    \"git\": {\"command\": \"npx\", \"args\": [\"-y\", \"server-git\"]}\n  }\n}\n",
+    )
+    .unwrap();
+    edit(&pad, "wrap", "cursor", &path, &["--command", "scratchpad"]).ok();
+    let wrapped = std::fs::read_to_string(&path).unwrap();
+    // The user adds an argument of the upstream's, spreads the list over lines and adds env.
+    let value: serde_json::Value = serde_json::from_str(&wrapped).unwrap();
+    let mut args: Vec<String> =
+        serde_json::from_value(value["mcpServers"]["git"]["args"].clone()).unwrap();
+    args.push("--repository".to_owned());
+    args.push("/src".to_owned());
+    let spread: Vec<String> = args.iter().map(|a| format!("        {a:?}")).collect();
+    let edited = format!(
+        "{{\n  \"mcpServers\": {{\n    \"git\": {{\n      \"command\": \"scratchpad\",\n      \"args\": [\n{}\n      ],\n      \"env\": {{ \"GIT_DIR\": \"/src/.git\" }}\n    }}\n  }}\n}}\n",
+        spread.join(",\n")
+    );
+    std::fs::write(&path, &edited).unwrap();
+    let out = edit(&pad, "unwrap", "cursor", &path, &[]).ok().stdout;
+    assert!(out.contains("unwrapped  git"), "{out}");
+    let back: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert_eq!(
+        back["mcpServers"]["git"],
+        serde_json::json!({
+            "command": "npx",
+            "args": ["-y", "server-git", "--repository", "/src"],
+            "env": { "GIT_DIR": "/src/.git" }
+        })
+    );
+}
+
+/// Two installs on one file at once both land: the read-modify-write is locked, so neither
+/// overwrites the server the other added.
+#[test]
+fn installs_running_at_once_lose_no_server() {
+    const WRITERS: usize = 4;
+    const ROUNDS: usize = 30;
+    let pad = Pad::new();
+    let path = pad.dir.path().join("mcp.json");
+    for round in 0..ROUNDS {
+        std::fs::write(&path, "{\n  \"mcpServers\": {}\n}\n").unwrap();
+        let children: Vec<_> = (0..WRITERS)
+            .map(|i| {
+                let name = format!("pad{i}");
+                pad.command(&[
+                    "mcp",
+                    "install",
+                    "--client",
+                    "cursor",
+                    "--config",
+                    path_str(&path),
+                    "--command",
+                    "scratchpad",
+                    "--name",
+                    &name,
+                ])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::piped())
+                .spawn()
+                .unwrap()
+            })
+            .collect();
+        for child in children {
+            let output = child.wait_with_output().unwrap();
+            assert!(
+                output.status.success(),
+                "round {round}: {}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let value: serde_json::Value = serde_json::from_str(&text).unwrap();
+        for i in 0..WRITERS {
+            assert!(
+                value["mcpServers"].get(format!("pad{i}")).is_some(),
+                "round {round}: pad{i} was lost:\n{text}"
+            );
+        }
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(pad.dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|name| name != "mcp.json" && !name.contains("scratchpad-backup"))
+        .collect();
+    assert!(leftovers.is_empty(), "left behind: {leftovers:?}");
+}
+
+/// A file the user made read-only is not replaced behind their back (a rename would do it, since
+/// the directory is writable): every command that would write refuses and says what to do.
+#[cfg(unix)]
+#[test]
+fn a_read_only_config_is_refused_not_replaced() {
+    use std::os::unix::fs::PermissionsExt as _;
+    for (client, name) in CLIENTS {
+        let pad = Pad::new();
+        let path = copy(&pad, name);
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o444)).unwrap();
+        for verb in ["install", "wrap"] {
+            let run = edit(&pad, verb, client, &path, &[]).fails();
+            assert!(
+                run.stderr.contains("read-only") && run.stderr.contains("chmod"),
+                "{client} {verb}: {}",
+                run.stderr
+            );
+            assert_eq!(std::fs::read(&path).unwrap(), fixture(name), "{client}");
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o444, "{client} {verb}");
+        }
+        // A dry run only reads, so it still shows the diff.
+        edit(&pad, "wrap", client, &path, &["--dry-run"]).ok();
+        assert!(backups(&pad).is_empty(), "{client}: {:?}", backups(&pad));
+    }
+}
+
+/// An empty or blank file is an empty configuration (an editor or `touch` made it), not a broken
+/// one: install fills it in, and the other commands find nothing to change.
+#[test]
+fn an_empty_config_file_is_an_empty_configuration() {
+    for (client, name) in CLIENTS {
+        for blank in ["", "\n", "  \r\n\t\n"] {
+            let pad = Pad::new();
+            let path = pad.dir.path().join(name);
+            std::fs::write(&path, blank).unwrap();
+            for verb in ["wrap", "unwrap", "uninstall"] {
+                let out = edit(&pad, verb, client, &path, &[]).ok().stdout;
+                assert!(
+                    out.contains("nothing to change"),
+                    "{client} {verb} {blank:?}: {out}"
+                );
+                assert_eq!(std::fs::read_to_string(&path).unwrap(), blank);
+            }
+            edit(&pad, "install", client, &path, &["--command", "scratchpad"]).ok();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(
+                text.contains("scratchpad") && text.contains("serve"),
+                "{client} {blank:?}:\n{text}"
+            );
+            // Taking it out again leaves no file behind, as for a file install created.
+            edit(&pad, "uninstall", client, &path, &[]).ok();
+            assert!(!path.exists(), "{client} {blank:?}");
+        }
+    }
+}
+
+/// A configuration that is a symbolic link (dotfile managers make them) is edited through the
+/// link: the link stays, its target changes; a link whose target is missing gets the target.
+#[cfg(unix)]
+#[test]
+fn a_symlinked_config_is_edited_through_the_link() {
+    let pad = Pad::new();
+    let dotfiles = pad.dir.path().join("dotfiles");
+    std::fs::create_dir(&dotfiles).unwrap();
+    let target = dotfiles.join("mcp.json");
+    std::fs::write(&target, fixture("cursor.json")).unwrap();
+    let link = pad.dir.path().join("mcp.json");
+    std::os::unix::fs::symlink("dotfiles/mcp.json", &link).unwrap();
+    for verb in ["install", "wrap", "unwrap", "uninstall"] {
+        let extra: &[&str] = if matches!(verb, "install" | "wrap") {
+            &["--command", "scratchpad"]
+        } else {
+            &[]
+        };
+        edit(&pad, verb, "cursor", &link, extra).ok();
+        assert!(link.is_symlink(), "{verb} replaced the link");
+    }
+    assert_eq!(std::fs::read(&target).unwrap(), fixture("cursor.json"));
+
+    // Dangling: the target is created where the link points.
+    let missing = dotfiles.join("claude.json");
+    let dangling = pad.dir.path().join(".claude.json");
+    std::os::unix::fs::symlink(&missing, &dangling).unwrap();
+    let out = edit(&pad, "install", "claude-code", &dangling, &[])
+        .ok()
+        .stdout;
+    assert!(
+        dangling.is_symlink(),
+        "the dangling link was replaced:\n{out}"
+    );
+    let text = std::fs::read_to_string(&missing).unwrap();
+    assert!(text.contains("\"scratchpad\""), "{text}");
+    // Uninstall keeps the target (removing it would leave the link dangling again).
+    edit(&pad, "uninstall", "claude-code", &dangling, &[]).ok();
+    assert!(dangling.is_symlink() && missing.exists());
+    assert_eq!(std::fs::read_to_string(&missing).unwrap(), "{\n}\n");
+
+    // A link into a directory that does not exist is refused, and nothing is created.
+    let nowhere = pad.dir.path().join("gone.json");
+    std::os::unix::fs::symlink(pad.dir.path().join("no/such/dir/mcp.json"), &nowhere).unwrap();
+    let run = edit(&pad, "install", "cursor", &nowhere, &[]).fails();
+    assert!(
+        run.stderr.contains("symbolic link") && run.stderr.contains("does not exist"),
+        "{}",
+        run.stderr
+    );
+    assert!(!pad.dir.path().join("no").exists());
+}
+
+/// Entries written on one line, or in any other valid layout, are wrapped too, and unwrap gives
+/// the file back byte for byte.
+#[test]
+fn compact_entries_are_wrapped_and_unwrapped_byte_for_byte() {
+    let cases: [(&str, &str); 12] = [
+        (
+            "cursor",
+            r#"{"mcpServers": {"a": {"command": "srv", "args": []}}}"#,
+        ),
+        (
+            "cursor",
+            r#"{"mcpServers":{"a":{"command":"srv","args":[]}}}"#,
+        ),
+        ("cursor", r#"{"mcpServers":{"a":{"command":"srv"}}}"#),
+        (
+            "cursor",
+            r#"{"mcpServers":{"a":{"args":["x"],"command":"srv"}}}"#,
+        ),
+        (
+            "cursor",
+            "{\"mcpServers\": {\"a\": {\"command\": \"srv\",\n\"args\": [ ]}}}\n",
+        ),
+        (
+            "cursor",
+            "{\"mcpServers\": {\"a\": {\"command\"  :  \"srv\" , \"args\" : [ \"x\" ,\"y\" ] }}}",
+        ),
+        (
+            "cursor",
+            "{\"mcpServers\":{\"r\":{\"url\":\"https://x.example/mcp\",\"headers\":{\"A\":\"b\"}}}}",
+        ),
+        (
+            "claude-code",
+            "{\"mcpServers\":{\"r\":{\"type\":\"http\",\"url\":\"https://x.example/mcp\"}}}",
+        ),
+        (
+            "vscode",
+            "{\"servers\":{\"a\":{\"command\":\"srv\",/* c */\"args\":[],},},}",
+        ),
+        (
+            "windsurf",
+            "{\"mcpServers\":{\"r\":{\"url\":\"https://x.example/mcp\"}}}",
+        ),
+        ("codex", "[mcp_servers.a]\ncommand=\"srv\"\nargs=[]\n"),
+        (
+            "codex",
+            "mcp_servers.a = { command = \"srv\", args = [] }\n",
+        ),
+    ];
+    for (client, original) in cases {
+        let pad = Pad::new();
+        let path = pad.dir.path().join("config");
+        std::fs::write(&path, original).unwrap();
+        let out = edit(&pad, "wrap", client, &path, &["--command", "scratchpad"])
+            .ok()
+            .stdout;
+        assert!(out.contains("  wrapped "), "{client} {original}:\n{out}");
+        edit(&pad, "unwrap", client, &path, &[]).ok();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "{client}"
+        );
+    }
+}
+
+/// install writes only what the server accepts when the client starts it: a session name or a
+/// store the server would refuse is refused here, before anything is written.
+#[test]
+fn install_refuses_settings_the_server_would_refuse() {
+    let pad = Pad::new();
+    let path = pad.dir.path().join("mcp.json");
+    let missing_dir = format!("sqlite://{}/no/such/dir/pad.db", pad.path());
+    for (global, expect) in [
+        (["--session", "my project"], "session"),
+        (["--session", "../etc"], "session"),
+        (["--session", ""], "session"),
+        (["--store", "ftp://host/pad.db"], "unknown store scheme"),
+        (["--store", "sqlite://"], "empty SQLite path"),
+        (["--store", missing_dir.as_str()], "does not exist"),
+    ] {
+        let mut args = vec![global[0], global[1]];
+        args.extend([
+            "mcp",
+            "install",
+            "--client",
+            "cursor",
+            "--config",
+            path_str(&path),
+        ]);
+        let run = pad.run(&args).fails();
+        assert!(
+            run.stderr.contains(expect) && run.stderr.contains("nothing was written"),
+            "{global:?}: {}",
+            run.stderr
+        );
+        assert!(!path.exists(), "{global:?}");
+    }
+    // What the server accepts is written.
+    pad.run(&[
+        "--session",
+        "my-project.v2",
+        "mcp",
+        "install",
+        "--client",
+        "cursor",
+        "--config",
+        path_str(&path),
+    ])
+    .ok();
+}
+
+/// The JSON-with-comments readers (VS Code's, Gemini CLI's) refuse what JSON refuses outside
+/// comments and commas: a number like `1-2` or `01` is not written around.
+#[test]
+fn a_commented_json_file_with_a_broken_number_is_refused() {
+    for client in ["vscode", "gemini"] {
+        for number in ["1-2", "01", "1.2.3", "-", "1e"] {
+            let pad = Pad::new();
+            let path = pad.dir.path().join("settings.json");
+            let text = format!("{{\n  // mine\n  \"timeout\": {number},\n  \"x\": 1\n}}\n");
+            std::fs::write(&path, &text).unwrap();
+            let run = edit(&pad, "install", client, &path, &[]).fails();
+            assert!(
+                run.stderr.contains("is not valid") && run.stderr.contains("line 3"),
+                "{client} {number}: {}",
+                run.stderr
+            );
+            assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+        }
+    }
+}
+
+/// Regression: the dry run masked secrets by searching the diff for their text, so a store
+/// password written with escapes (`"` or `\` in it) was printed as it is, and a short one was left
+/// visible everywhere. The store now shows which it is, rebuilt without its password.
+#[test]
+fn a_dry_run_shows_the_store_without_its_password_however_it_is_written() {
+    for (password, client, name) in [
+        (r#"p"w\x@y"#, "claude-desktop", "c.json"),
+        ("a", "claude-desktop", "c.json"),
+        (r#"p"w\x@y"#, "codex", "c.toml"),
+    ] {
+        let pad = Pad::new();
+        let path = pad.dir.path().join(name);
+        let store = format!("postgres://agent:{password}@db.internal:5432/pad");
+        let run = pad
+            .run(&[
+                "--store",
+                &store,
+                "mcp",
+                "install",
+                "--client",
+                client,
+                "--config",
+                path_str(&path),
+                "--command",
+                "scratchpad",
+                "--dry-run",
+            ])
+            .ok();
+        let out = run.stdout;
+        assert!(
+            out.contains("SCRATCHPAD_STORE")
+                && out.contains("postgres://agent:***@db.internal:5432/pad"),
+            "{client} {password}:\n{out}"
+        );
+        let escaped = password.replace('\\', "\\\\").replace('"', "\\\"");
+        assert!(
+            !out.contains(&format!("agent:{escaped}@"))
+                && !out.contains(&format!("agent:{password}@")),
+            "{client} shows the password:\n{out}"
+        );
+        if password.len() > 1 {
+            assert!(
+                !out.contains(password) && !out.contains(&escaped),
+                "{client} shows the password:\n{out}"
+            );
+        }
+        // Nothing else was masked by the letters of a short password.
+        assert!(out.contains("scratchpad") && out.contains("serve"), "{out}");
+    }
+}

@@ -1,5 +1,6 @@
 mod bad_input;
 mod big_diff;
+mod client_config;
 mod http_abuse;
 mod json_output;
 mod mcp_clients;

@@ -162,3 +162,58 @@ fn two_agents_share_a_plan_on_postgres() {
         },
     );
 }
+
+/// A managed server's usual URL: the host name checked against the certificate, trusted through
+/// the system's CAs (`SSL_CERT_FILE` stands in for the system store here, holding the test CA).
+/// Needs the TLS-only server of `scripts/pg-cluster start --tls` (./scripts/test starts one).
+#[test]
+fn a_tls_server_is_reached_with_the_systems_cas_and_refused_without_them() {
+    let var = |name: &str| {
+        std::env::var(name).unwrap_or_else(|_| {
+            panic!(
+                "{name} is not set; run ./scripts/test, or eval \"$(scripts/pg-cluster start --tls)\""
+            )
+        })
+    };
+    let url = format!("{}?sslrootcert=system", var("SCRATCHPAD_TEST_PG_TLS_URL"));
+    let password = url
+        .rsplit_once('@')
+        .unwrap()
+        .0
+        .rsplit_once(':')
+        .unwrap()
+        .1
+        .to_owned();
+    let pad = pg_pad();
+    let session = format!("tls-{}", std::process::id());
+    let mut write = pad.command(&[
+        "--store",
+        &url,
+        "--session",
+        &session,
+        "write",
+        "plan",
+        "over TLS",
+    ]);
+    write.env("SSL_CERT_FILE", var("SCRATCHPAD_TEST_PG_TLS_CA"));
+    let out = write.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // Without the CA among the trusted ones, the refusal is about TLS and fits on one line.
+    let mut other = pad.command(&["--store", &url, "--session", &session, "ls"]);
+    other.env("SSL_CERT_FILE", var("SCRATCHPAD_TEST_PG_TLS_OTHER_CA"));
+    let out = other.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(
+        stderr.starts_with("error: cannot connect to PostgreSQL at postgres@localhost:")
+            && stderr.contains("certificate not trusted")
+            && stderr.contains("a CA this system trusts"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains(&password), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

@@ -264,6 +264,8 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
         idempotent: bool,
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T, TxError>;
+    /// Lets go of the idle connections inherited by a child process (see [`Store::after_fork`]).
+    fn after_fork(&self);
     /// Bytes the store takes on disk; 0 where the backend cannot tell.
     fn disk_bytes(&self) -> u64;
     /// Gives space back after a collection pass (best effort); `report` says what the pass freed,
@@ -1426,6 +1428,10 @@ impl<B: Backend> Store for SqlStore<B> {
 
     fn check(&self, progress: &mut dyn FnMut(u64)) -> Result<super::CheckReport> {
         self.check_all(progress)
+    }
+
+    fn after_fork(&self) {
+        self.backend.after_fork();
     }
 
     fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease> {

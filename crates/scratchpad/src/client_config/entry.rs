@@ -1,11 +1,18 @@
 //! Putting the proxy in front of one server entry, and taking it away again.
 //!
 //! A stdio server keeps everything but its command: `"command": "npx", "args": ["-y", "pkg"]` becomes
-//! `"command": "scratchpad", "args": ["mcp", "proxy", "--", "npx", "-y", "pkg"]`, the original command
-//! token copied as written. A streamable-HTTP server's URL key becomes `command`, its URL moves into
-//! `args` after `--upstream-url`, a `"type": "http"` becomes `"stdio"`, and its headers become `env`
-//! entries `SCRATCHPAD_UPSTREAM_HEADER_<NAME>: "Name: value"` (the proxy reads them from its
-//! environment, so a token never sits on a command line other users can see).
+//! `"command": "scratchpad", "args": ["mcp", "proxy", "--wrapped=args", "--", "npx", "-y", "pkg"]`,
+//! the original command token copied as written. A streamable-HTTP server's URL key becomes
+//! `command`, its URL moves into `args` after `--upstream-url`, a `"type": "http"` becomes
+//! `"stdio"`, and its headers become `env` entries `SCRATCHPAD_UPSTREAM_HEADER_<NAME>: "Name: value"`
+//! (the proxy reads them from its environment, so a token never sits on a command line other users
+//! can see).
+//!
+//! `--wrapped=FORM` marks what wrap made, in the one place every client keeps as written and passes
+//! on unchanged: the arguments. Unwrap takes apart only entries that carry it, so a proxy the user
+//! put in by hand stays theirs, and the mark survives the user editing the entry in between. FORM
+//! says what unwrap gives back that the arguments alone cannot tell: `args` (the entry had an args
+//! list), `command` (it had none), or the key the URL was under (`url`, `serverUrl`, `httpUrl`).
 //!
 //! Every edit is to a token, and each has one inverse, so unwrap gives the original text back. A
 //! wrap is only kept after checking that unwrap really does give its text back byte for byte.
@@ -19,8 +26,12 @@ use super::tree::{self, Edits, Map, MapStyle, Member, Node};
 /// The proxy reads every variable with this prefix as one `Name: value` header for its HTTP upstream.
 pub const HEADER_ENV_PREFIX: &str = "SCRATCHPAD_UPSTREAM_HEADER_";
 
-const STDIO_PREFIX: [&str; 3] = ["mcp", "proxy", "--"];
-const URL_PREFIX: [&str; 3] = ["mcp", "proxy", "--upstream-url"];
+/// The proxy option that marks a proxy wrap put in; its value is the form (module docs).
+pub const WRAPPED_FLAG: &str = "--wrapped";
+/// A stdio server had an args list; the upstream's arguments follow its command.
+const FORM_ARGS: &str = "args";
+/// A stdio server had a command and no args list.
+const FORM_COMMAND: &str = "command";
 
 /// What happens to one server.
 #[derive(Debug)]
@@ -68,13 +79,22 @@ fn wrap_stdio(
             .unwrap_or_default();
         return Err(if args.contains(&"serve") {
             "the scratchpad server itself".to_owned()
-        } else {
+        } else if args.iter().any(|a| a.starts_with(WRAPPED_FLAG)) {
             "already wrapped".to_owned()
+        } else {
+            "it already runs scratchpad".to_owned()
         });
     }
     let original = doc.slice(member.value.span.clone());
-    let mut prefix: Vec<String> = STDIO_PREFIX.iter().map(|a| doc.string(a)).collect();
-    prefix.push(original.to_owned());
+    let prefix = |form: &str| -> Vec<String> {
+        vec![
+            doc.string("mcp"),
+            doc.string("proxy"),
+            doc.string(&format!("{WRAPPED_FLAG}={form}")),
+            doc.string("--"),
+            original.to_owned(),
+        ]
+    };
     let mut edits = Edits::default();
     edits.replace(member.value.span.clone(), doc.string(command));
     match map.get("args") {
@@ -83,7 +103,7 @@ fn wrap_stdio(
             map,
             member,
             "args",
-            &format!("[{}]", prefix.join(", ")),
+            &format!("[{}]", prefix(FORM_COMMAND).join(", ")),
             &mut edits,
         )?,
         Some(args) => {
@@ -91,15 +111,17 @@ fn wrap_stdio(
             if args.value.strings().is_none() {
                 return Err("its args are not all strings".to_owned());
             }
+            let prefix = prefix(FORM_ARGS);
             match items {
                 [] => edits.insert(args.value.span.start + 1, prefix.join(", ")),
                 [first, rest @ ..] => {
+                    // Laid out like the items already there: one a line when they are, else on
+                    // the line of the first.
                     let space =
                         tree::space_before(doc.text, rest.first().unwrap_or(first).span.start);
                     let sep = match tree::last_line_break(space) {
                         Some(line) => format!(",{line}"),
-                        None if rest.is_empty() => ", ".to_owned(),
-                        None => format!(",{space}"),
+                        None => ", ".to_owned(),
                     };
                     edits.insert(first.span.start, format!("{}{sep}", prefix.join(&sep)));
                 }
@@ -188,8 +210,14 @@ fn wrap_url(doc: &Doc, map: &Map, command: &str) -> Result<(Edits, String), Stri
         restyle_key(doc, doc.slice(url_member.key.clone()), "command"),
     );
     edits.replace(url_member.value.span.clone(), doc.string(command));
-    let mut args: Vec<String> = URL_PREFIX.iter().map(|a| doc.string(a)).collect();
-    args.push(doc.slice(url_member.value.span.clone()).to_owned());
+    let form = url_member.name.as_str();
+    let args = [
+        doc.string("mcp"),
+        doc.string("proxy"),
+        doc.string(&format!("{WRAPPED_FLAG}={form}")),
+        doc.string("--upstream-url"),
+        doc.slice(url_member.value.span.clone()).to_owned(),
+    ];
     insert_after(
         doc,
         map,
@@ -226,65 +254,148 @@ fn unwrap_entry(doc: &Doc, entry: &Node) -> Result<Option<(Edits, String)>, Stri
     else {
         return Ok(None);
     };
-    if args.starts_with(&["mcp", "serve"]) || !args.contains(&"proxy") {
+    let Some(proxy) = args
+        .windows(2)
+        .position(|w| w == ["mcp", "proxy"])
+        .map(|i| i + 1)
+    else {
         return Ok(None);
-    }
-    let inserted = inserted_after(doc, map, command, args_member);
+    };
+    // The proxy's own options end at `--` (a command follows) or with `--upstream-url URL`.
+    let end = args[proxy + 1..]
+        .iter()
+        .position(|a| *a == "--")
+        .map_or(args.len(), |i| proxy + 1 + i);
+    let marked = args[proxy + 1..end]
+        .iter()
+        .find_map(|a| a.strip_prefix(WRAPPED_FLAG)?.strip_prefix('='));
+    let Some(form) = marked else {
+        return Err(format!(
+            "it runs the proxy, but not as `scratchpad mcp wrap` put it in (no {WRAPPED_FLAG}); \
+             unwrap it by hand"
+        ));
+    };
     let mut edits = Edits::default();
-    if args.len() >= 4 && args[..3] == STDIO_PREFIX {
-        edits.replace(command.value.span.clone(), doc.slice(items[3].span.clone()));
-        match (&items[4..], inserted) {
-            ([], Some(range)) => edits.remove(range),
-            ([], None) => edits.remove(items[0].span.start..items[3].span.end),
-            ([next, ..], _) => edits.remove(items[0].span.start..next.span.start),
+    if form == FORM_ARGS || form == FORM_COMMAND {
+        let upstream = end + 1;
+        if upstream >= items.len() {
+            return Err(
+                "its args no longer hold a command after `--`; unwrap it by hand".to_owned(),
+            );
+        }
+        edits.replace(
+            command.value.span.clone(),
+            doc.slice(items[upstream].span.clone()),
+        );
+        if form == FORM_COMMAND {
+            if upstream + 1 < items.len() {
+                return Err(
+                    "arguments were added after it was wrapped, and it had no args list; unwrap \
+                     it by hand"
+                        .to_owned(),
+                );
+            }
+            edits.remove(remove_member(doc, entry, command, args_member)?);
+        } else {
+            match items.get(upstream + 1) {
+                Some(next) => edits.remove(items[0].span.start..next.span.start),
+                None => {
+                    // A trailing comma after the command goes with it: `[,]` is not a list.
+                    let after = doc.slice(items[upstream].span.end..args_member.value.span.end - 1);
+                    let end = match after.trim_start().strip_prefix(',') {
+                        Some(_) => items[upstream].span.end + after.find(',').map_or(0, |i| i + 1),
+                        None => items[upstream].span.end,
+                    };
+                    edits.remove(items[0].span.start..end);
+                }
+            }
         }
         return Ok(Some((edits, "stdio".to_owned())));
     }
-    if args.len() == 4 && args[..3] == URL_PREFIX {
-        let range =
-            inserted.ok_or("its args were changed after it was wrapped; unwrap it by hand")?;
-        let url_key = doc
-            .shape
-            .url_keys
+    let url_key = doc
+        .shape
+        .url_keys
+        .iter()
+        .find(|(key, transport)| *key == form && *transport == Transport::Http)
+        .map(|(key, _)| *key)
+        .ok_or_else(|| {
+            format!("its {WRAPPED_FLAG}={form} is not a form this client knows; unwrap it by hand")
+        })?;
+    // `--upstream-url URL` ends the args, and no `--` starts a command.
+    let url = args
+        .iter()
+        .rposition(|a| *a == "--upstream-url")
+        .map(|i| i + 1)
+        .filter(|&i| i > proxy && i + 1 == args.len() && end == args.len())
+        .ok_or("its args no longer end with `--upstream-url URL`; unwrap it by hand")?;
+    edits.replace(
+        command.key.clone(),
+        restyle_key(doc, doc.slice(command.key.clone()), url_key),
+    );
+    edits.replace(
+        command.value.span.clone(),
+        doc.slice(items[url].span.clone()),
+    );
+    edits.remove(remove_member(doc, entry, command, args_member)?);
+    if let Some(kind) = map.get("type")
+        && kind.value.as_str() == Some("stdio")
+    {
+        edits.replace(kind.value.span.clone(), doc.string("http"));
+    }
+    if let Some(env) = map.get("env") {
+        let list = env.value.as_map().ok_or("its env is not an object")?;
+        if !list
+            .members
             .iter()
-            .find(|(_, transport)| *transport == Transport::Http)
-            .map_or("url", |(key, _)| *key);
-        edits.replace(
-            command.key.clone(),
-            restyle_key(doc, doc.slice(command.key.clone()), url_key),
-        );
-        edits.replace(command.value.span.clone(), doc.slice(items[3].span.clone()));
-        edits.remove(range);
-        if let Some(kind) = map.get("type")
-            && kind.value.as_str() == Some("stdio")
+            .all(|m| m.name.starts_with(HEADER_ENV_PREFIX))
         {
-            edits.replace(kind.value.span.clone(), doc.string("http"));
+            return Err("its env holds more than the moved headers; unwrap it by hand".to_owned());
         }
-        if let Some(env) = map.get("env") {
-            let list = env.value.as_map().ok_or("its env is not an object")?;
-            if !list
+        edits.replace(
+            env.key.clone(),
+            restyle_key(doc, doc.slice(env.key.clone()), doc.shape.headers_key),
+        );
+        for variable in &list.members {
+            let (name, value) = split_header(doc, variable)
+                .ok_or("a moved header no longer reads `Name: value`; unwrap it by hand")?;
+            edits.replace(variable.key.clone(), name);
+            edits.replace(variable.value.span.clone(), value);
+        }
+    }
+    Ok(Some((edits, "streamable HTTP".to_owned())))
+}
+
+/// The text removing `member` takes out: exactly what `insert_after(anchor, member)` added when it
+/// is still where that put it, else the member with its separator, wherever the user moved it.
+fn remove_member(
+    doc: &Doc,
+    entry: &Node,
+    anchor: &Member,
+    member: &Member,
+) -> Result<Range<usize>, String> {
+    let map = entry.as_map().ok_or("it is not an object")?;
+    if let Some(range) = inserted_after(doc, map, anchor, member) {
+        return Ok(range);
+    }
+    match map.style {
+        MapStyle::Braced => {
+            let index = map
                 .members
                 .iter()
-                .all(|m| m.name.starts_with(HEADER_ENV_PREFIX))
-            {
-                return Err(
-                    "its env holds more than the moved headers; unwrap it by hand".to_owned(),
-                );
-            }
-            edits.replace(
-                env.key.clone(),
-                restyle_key(doc, doc.slice(env.key.clone()), doc.shape.headers_key),
-            );
-            for variable in &list.members {
-                let (name, value) = split_header(doc, variable)
-                    .ok_or("a moved header no longer reads `Name: value`; unwrap it by hand")?;
-                edits.replace(variable.key.clone(), name);
-                edits.replace(variable.value.span.clone(), value);
-            }
+                .rposition(|m| m.key == member.key)
+                .ok_or("its args moved; unwrap it by hand")?;
+            Ok(super::install::member_range(doc, entry, index))
         }
-        return Ok(Some((edits, "streamable HTTP".to_owned())));
+        MapStyle::Block => {
+            let start = tree::line_start(doc.text, member.key.start);
+            let before = &doc.text[start..member.key.start];
+            if !before.trim().is_empty() {
+                return Err("its args share a line with another key; unwrap it by hand".to_owned());
+            }
+            Ok(start..tree::next_line(doc.text, member.value.span.end))
+        }
+        MapStyle::Implied => Err("it is written with dotted keys; unwrap it by hand".to_owned()),
     }
-    Err("it runs the proxy with options of its own; unwrap it by hand".to_owned())
 }
 
 /// Adds `key = value` right after `anchor`: on the same line in braces (`, "args": […]`), on the

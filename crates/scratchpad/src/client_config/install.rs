@@ -7,6 +7,7 @@
 
 use std::ops::Range;
 
+use super::Refusal;
 use super::doc::{Doc, is_scratchpad};
 use super::tree::{self, Edits, MapStyle, Member, Node};
 
@@ -35,10 +36,10 @@ pub fn created_file(doc_is_toml: bool) -> &'static str {
     if doc_is_toml { "" } else { "{\n}\n" }
 }
 
-pub fn install(doc: &Doc, name: &str, entry: &ServerEntry) -> anyhow::Result<Found> {
+pub fn install(doc: &Doc, name: &str, entry: &ServerEntry) -> Result<Found, Refusal> {
     if let Some(existing) = doc
         .servers()
-        .map_err(anyhow::Error::msg)?
+        .map_err(Refusal::Unsupported)?
         .into_iter()
         .find(|(n, _)| *n == name)
         .map(|(_, node)| node)
@@ -47,14 +48,14 @@ pub fn install(doc: &Doc, name: &str, entry: &ServerEntry) -> anyhow::Result<Fou
             Some((args, env)) if args == entry.args && env == entry.env => Ok(Found::Nothing(
                 format!("`{name}` is already installed with these settings"),
             )),
-            Some(_) => anyhow::bail!(
+            Some(_) => Err(Refusal::Unsupported(format!(
                 "`{name}` is already installed with other settings; run `scratchpad mcp uninstall` \
                  with the same --client first, or pick another --name"
-            ),
-            None => anyhow::bail!(
+            ))),
+            None => Err(Refusal::Unsupported(format!(
                 "there is already a server named `{name}` that is not the scratchpad server; pick \
                  another --name"
-            ),
+            ))),
         };
     }
     let mut edits = Edits::default();
@@ -64,12 +65,11 @@ pub fn install(doc: &Doc, name: &str, entry: &ServerEntry) -> anyhow::Result<Fou
                 .as_map()
                 .is_some_and(|map| map.style == MapStyle::Braced)
         }) {
-            anyhow::bail!(
+            return Err(Refusal::Unsupported(format!(
                 "`{}` is written as an inline table, which a new [{}.{name}] table cannot extend; \
                  add the server by hand",
-                doc.shape.servers_key,
-                doc.shape.servers_key
-            );
+                doc.shape.servers_key, doc.shape.servers_key
+            )));
         }
         let text = doc.text;
         let sep = if text.is_empty() { "" } else { doc.eol };
@@ -108,22 +108,25 @@ pub fn install(doc: &Doc, name: &str, entry: &ServerEntry) -> anyhow::Result<Fou
     Ok(Found::Edits(edits))
 }
 
-pub fn uninstall(doc: &Doc, name: &str) -> anyhow::Result<Found> {
+pub fn uninstall(doc: &Doc, name: &str) -> Result<Found, Refusal> {
     let Some(servers) = doc.servers_member() else {
         return Ok(Found::Nothing(format!("there is no server named `{name}`")));
     };
     let map = servers.value.as_map().ok_or_else(|| {
-        anyhow::anyhow!("`{}` is not an object of servers", doc.shape.servers_key)
+        Refusal::Unsupported(format!(
+            "`{}` is not an object of servers",
+            doc.shape.servers_key
+        ))
     })?;
     let Some(index) = map.members.iter().rposition(|m| m.name == name) else {
         return Ok(Found::Nothing(format!("there is no server named `{name}`")));
     };
     let member = &map.members[index];
     if served(&member.value).is_none() {
-        anyhow::bail!(
+        return Err(Refusal::Unsupported(format!(
             "the server named `{name}` is not the scratchpad server (`scratchpad mcp serve`); \
              it was left as it is"
-        );
+        )));
     }
     let mut edits = Edits::default();
     if doc.is_toml() {
@@ -230,7 +233,7 @@ fn insert_member(
 
 /// The text that removing member `index` of a braced map takes out: the inverse of
 /// `insert_member`, and something sensible for members placed by hand.
-fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
+pub(super) fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
     let members = map.as_map().map_or(&[][..], |m| &m.members[..]);
     let member = &members[index];
     let end = member.value.span.end;
@@ -262,18 +265,16 @@ fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
 
 /// From a `[servers.NAME]` header to the next table that is not one of its own sub-tables, with the
 /// line break install put before it.
-fn toml_table_range(doc: &Doc, member: &Member) -> anyhow::Result<Range<usize>> {
+fn toml_table_range(doc: &Doc, member: &Member) -> Result<Range<usize>, Refusal> {
     let block = member
         .value
         .as_map()
         .is_some_and(|m| m.style == MapStyle::Block);
     if !block {
-        anyhow::bail!(
+        return Err(Refusal::Unsupported(format!(
             "the server `{}` is not written as its own [{}.{}] table; remove it by hand",
-            member.name,
-            doc.shape.servers_key,
-            member.name
-        );
+            member.name, doc.shape.servers_key, member.name
+        )));
     }
     let start = member.value.span.start;
     let path = [doc.shape.servers_key.to_owned(), member.name.clone()];
