@@ -47,19 +47,24 @@ mod scratchpad;
 pub mod store;
 
 pub use advice::{Advice, Arg, ArgName, ArgValue, Call, Speak};
-pub use config::{Config, Ttl};
+pub use config::{Config, Ttl, default_store_path};
 pub use diff::{DiffCursor, DiffReply, Target};
 pub use error::{ConflictKind, Error, Result};
+pub use figures::{thousands, utc_time};
 pub use history::{Change, History, VersionInfo};
 pub use lease::{Lease, LeaseState};
-pub use model::{EntryInfo, Kind, Source};
+pub use model::{EntryInfo, Kind, Source, estimate_tokens, now_ms};
 pub use offload::{
     Binary, Content, Hint, Observation, Offload, OffloadedObservation, PART_INLINE_BYTES, Part,
     PartOutcome, Reference, hint,
 };
-pub use read::{GrepLine, ReadMode, ReadReply};
+pub use preview::shown_lines;
+pub use read::{GrepLine, READ_TIMEOUT, ReadMode, ReadReply, Stop};
 pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
-    SessionStats, Stats, WriteOptions, check_store_url,
+    SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage, WriteOptions, check_store_url,
 };
-pub use store::{CheckReport, GcReport, ListFilter, Page, SearchHit, WriteCondition};
+pub use store::{
+    CheckReport, GcReport, ListFilter, Page, SearchHit, USAGE_KEEP_ROWS, UsageBucket, UsageKind,
+    Watch, WriteCondition,
+};

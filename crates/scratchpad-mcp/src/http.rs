@@ -24,6 +24,7 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use scratchpad_core::Scratchpad;
 use scratchpad_core::figures::thousands;
+use scratchpad_http::HostCheck;
 use serde_json::Value;
 use tokio::net::TcpListener;
 use tokio_util::sync::CancellationToken;
@@ -282,22 +283,13 @@ fn transport_config(
     port: u16,
     cancel: CancellationToken,
 ) -> StreamableHttpServerConfig {
-    let mut hosts: Vec<String> = ["localhost", "127.0.0.1", "::1"]
-        .into_iter()
-        .map(str::to_owned)
-        .collect();
-    if !options.addr.ip().is_unspecified() {
-        hosts.push(options.addr.ip().to_string());
-    }
-    hosts.extend(options.allowed_hosts.iter().cloned());
     // Browsers send an Origin. Trusted: this server's own origin and those configured. A page on
     // another local port is not the user's client (any local web server can serve one).
-    let own = ["localhost", "127.0.0.1", "[::1]"]
-        .into_iter()
-        .map(|host| format!("http://{host}:{port}"));
+    let bound = SocketAddr::new(options.addr.ip(), port);
+    let check = HostCheck::new(bound, &options.allowed_hosts, &options.allowed_origins);
     StreamableHttpServerConfig::default()
-        .with_allowed_hosts(hosts)
-        .with_allowed_origins(own.chain(options.allowed_origins.iter().cloned()))
+        .with_allowed_hosts(check.hosts().iter().cloned())
+        .with_allowed_origins(check.origins().iter().cloned())
         .enforce_origin_validation()
         .with_max_request_body_bytes(options.max_body_bytes)
         .with_cancellation_token(cancel)

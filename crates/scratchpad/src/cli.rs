@@ -161,6 +161,7 @@ pub enum Command {
     )]
     Stats,
     Mcp(McpArgs),
+    Ui(UiArgs),
 }
 
 impl Command {
@@ -198,7 +199,8 @@ impl Command {
             | Self::Gc
             | Self::Check
             | Self::Stats
-            | Self::Mcp(_) => return None,
+            | Self::Mcp(_)
+            | Self::Ui(_) => return None,
         };
         who.author.as_deref()
     }
@@ -539,6 +541,51 @@ pub struct ServeArgs {
     /// HTTP: seconds a request's body may take to arrive whole; a slower one is answered 408
     #[arg(long, value_name = "SECONDS", default_value_t = scratchpad_mcp::http::ConnectionLimits::default().body_timeout.as_secs(), value_parser = clap::value_parser!(u64).range(1..))]
     pub body_timeout_secs: u64,
+}
+
+/// Open a live web view of the store in your browser
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Serve a live web view of the store on this machine and open it in the browser: \
+    every session, each entry with the preview the model saw, the whole content read in place (any \
+    size), notes with their history and diffs, search across sessions, and the tokens the scratchpad \
+    kept out of contexts against those read back. Open pages follow what agents write as they write \
+    it.\n\n\
+    The first line printed is the address to open, with a token made for this launch; every request \
+    must carry it (the browser keeps it as a cookie after the first visit). Stop with Ctrl-C.\n\n\
+    Examples:\n  \
+    scratchpad ui\n  \
+    scratchpad ui --http 127.0.0.1:0 --no-open --read-only\n  \
+    scratchpad --store postgres://me@db.internal/pad ui"
+)]
+pub struct UiArgs {
+    /// Listen on this address; port 0 picks a free one [default: 127.0.0.1:8933, or a free port
+    /// when that one is taken]
+    #[arg(long, value_name = "ADDR:PORT")]
+    pub http: Option<std::net::SocketAddr>,
+    /// Print the address but do not open a browser
+    #[arg(long)]
+    pub no_open: bool,
+    /// Show the store and change nothing: every change is refused
+    #[arg(long)]
+    pub read_only: bool,
+    /// The token every request must carry instead of one made for this launch (required off
+    /// loopback; 16 characters or more)
+    #[arg(
+        long,
+        env = "SCRATCHPAD_UI_TOKEN",
+        value_name = "TOKEN",
+        hide_env_values = true
+    )]
+    pub token: Option<String>,
+    /// Also accept this Host header (the name browsers use to reach a non-loopback bind)
+    #[arg(long = "allowed-host", value_name = "HOST[:PORT]")]
+    pub allowed_hosts: Vec<String>,
+    /// Also accept changes from pages of this origin, e.g. https://pad.internal:443
+    #[arg(long = "allowed-origin", value_name = "ORIGIN")]
+    pub allowed_origins: Vec<String>,
+    #[command(flatten)]
+    pub who: Who,
 }
 
 /// Store stdin (or a file) and print a reference with a preview.

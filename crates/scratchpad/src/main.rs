@@ -145,6 +145,11 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         Some(author) => pad.with_author(author)?,
         None => pad,
     };
+    // The web view serves until stopped and prints only its address.
+    if let Command::Ui(args) = cli.command {
+        commands::ui::ui(pad, args, cli.global.store())?;
+        return Ok(0);
+    }
     // The MCP faces own stdout (the protocol) and spell calls as tools, so they skip the CLI context.
     if let Command::Mcp(args) = cli.command {
         let fixed_session = cli.global.session.is_some();
@@ -182,7 +187,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         Command::Ttl(args) => commands::notes::ttl(&mut ctx, &args)?,
         Command::ExpireTurn(args) => commands::notes::expire_turn(&mut ctx, &args)?,
         Command::Resolve(args) => commands::notes::resolve(&mut ctx, args)?,
-        Command::Mcp(_) => unreachable!("served above"),
+        Command::Mcp(_) | Command::Ui(_) => unreachable!("served above"),
     };
     ctx.out.flush()?;
     Ok(code)

@@ -17,6 +17,7 @@ pub mod paths;
 pub mod profile;
 pub mod report;
 pub mod severity;
+pub mod shown;
 // The summary read lives with the readers; it shares the profiler above.
 pub use crate::read::summary;
 pub mod template;
@@ -29,6 +30,7 @@ pub use hint::GrepSuggestion;
 pub use json::{JsonShape, json_shape, json_shape_preview};
 pub use profile::{LevelCounts, NumberedLine, TextProfile};
 pub use severity::{Level, LineKind};
+pub use shown::shown_lines;
 pub use text::{TextPreview, TextPreviewBuilder, max_preview_chars, text_preview};
 
 /// How much of an entry a preview shows.

@@ -109,7 +109,9 @@ impl Scratchpad {
             |err| matches!(err, Error::Raced(_)),
             || {
                 let entry = self.version_entry(name, version)?;
-                self.read_entry_until(&entry, mode, budget_chars, stop)
+                let reply = self.read_entry_until(&entry, mode, budget_chars, stop)?;
+                self.record_read(&entry, mode, &reply);
+                Ok(reply)
             },
         )
         .map_err(|err| err.at_version(version))?;
@@ -166,6 +168,7 @@ impl Scratchpad {
                 pinned: info.pinned,
                 change: Change::Restored { from: version },
                 keeps_history: true,
+                records_usage: false,
             },
         )
     }

@@ -102,6 +102,15 @@ impl Scratchpad {
         validate_name("name", name)?;
         self.store.lease_info(&self.session, name)
     }
+    /// The leases held on names of this session now (not lapsed, not released), by name.
+    pub fn held_leases(&self) -> Result<Vec<Lease>> {
+        Ok(self
+            .store
+            .leases(&self.session)?
+            .into_iter()
+            .filter(Lease::is_held)
+            .collect())
+    }
 }
 
 /// A lease's length in milliseconds: at least one, at most a year.

@@ -18,7 +18,7 @@ use std::sync::atomic::AtomicU64;
 
 pub use history::DiffOptions;
 pub use open::check_store_url;
-pub use reading::{SessionStats, Stats};
+pub use reading::{SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage};
 pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
 
 use crate::config::Config;
@@ -39,6 +39,8 @@ pub struct Scratchpad {
     author: Option<String>,
     /// The lease token changes made through this handle carry.
     lease: Option<u64>,
+    /// Reads through this handle leave no trace (see [`Scratchpad::as_observer`]).
+    observer: bool,
     writes: Arc<AtomicU64>,
     written_since_check: Arc<AtomicU64>,
 }
@@ -66,6 +68,7 @@ impl Scratchpad {
             session,
             author: None,
             lease: None,
+            observer: false,
             writes: Arc::new(AtomicU64::new(0)),
             written_since_check: Arc::new(AtomicU64::new(0)),
         };
@@ -122,6 +125,21 @@ impl Scratchpad {
             lease: token,
             ..self.clone()
         }
+    }
+
+    /// The same scratchpad for someone looking on (a person in the web view), whose reads leave no
+    /// trace: they neither refresh access times, which decide what is evicted first, nor count in
+    /// the usage record as tokens read back into a model's context.
+    pub fn as_observer(&self) -> Self {
+        Self {
+            observer: true,
+            ..self.clone()
+        }
+    }
+
+    /// Whether reads through this handle leave no trace.
+    pub fn is_observer(&self) -> bool {
+        self.observer
     }
 
     /// Who is writing, with what lease, under which history policy.

@@ -10,7 +10,9 @@ use crate::error::{Error, Result, closest_names};
 use crate::model::{EntryInfo, Kind, estimate_tokens, now_ms, validate_name};
 use crate::read::source::EntryContent;
 use crate::read::{self, ReadLimits, ReadMode, ReadReply, Stop};
-use crate::store::{Entry, ListFilter, Page, SearchHit};
+use crate::store::{
+    Entry, KindTotals, ListFilter, Page, SearchHit, UsageBucket, UsageEvent, UsageKind, Watch,
+};
 
 /// Reads refresh an entry's access time at most this often (ms), so reads rarely write.
 const TOUCH_INTERVAL_MS: i64 = 60 * 1000;
@@ -91,8 +93,29 @@ impl Scratchpad {
         stop: Stop<'_>,
     ) -> Result<ReadReply> {
         self.with_entry(name, |entry| {
-            self.read_entry_until(entry, mode, budget_chars, stop)
+            let reply = self.read_entry_until(entry, mode, budget_chars, stop)?;
+            self.record_read(entry, mode, &reply);
+            Ok(reply)
         })
+    }
+
+    /// Adds a read to the usage record: what it returned went into a model's context. Best effort,
+    /// like access times: a store that cannot be written still serves reads.
+    pub(super) fn record_read(&self, entry: &Entry, mode: &ReadMode, reply: &ReadReply) {
+        if self.observer {
+            return;
+        }
+        let _ = self.store.record_usage(&UsageEvent {
+            at: now_ms(),
+            session: self.session.clone(),
+            name: entry.info.name.clone(),
+            tool: entry.info.source.tool.clone(),
+            kind: entry.info.kind,
+            event: UsageKind::Read,
+            mode: Some(mode.name().to_owned()),
+            content_bytes: entry.info.bytes,
+            shown_bytes: reply.text.len() as u64,
+        });
     }
 
     /// Looks an entry up and runs `f` on it; a concurrent overwrite can free the content between
@@ -133,7 +156,7 @@ impl Scratchpad {
         let now = now_ms();
         // Access times feed eviction, nothing a read needs: a store that cannot be written (a full
         // disk, a read-only file) still serves reads.
-        if now - entry.info.accessed_at > TOUCH_INTERVAL_MS {
+        if !self.observer && now - entry.info.accessed_at > TOUCH_INTERVAL_MS {
             let _ = self.store.touch(&self.session, &entry.info.name, now);
         }
         let limits = ReadLimits {
@@ -165,22 +188,130 @@ impl Scratchpad {
     /// Ranked full-text search over this session's entries: entries with every word of `query`
     /// first, else any of them.
     pub fn search(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>> {
-        // Words only: the user's punctuation is never query syntax.
-        let words: Vec<&str> = query
-            .split(|c: char| !c.is_alphanumeric() && c != '_')
-            .filter(|word| !word.is_empty())
-            .collect();
-        if words.is_empty() {
-            return Err(Error::invalid(
-                "the search query has no words; search for words or identifiers that appear in entries",
-            ));
-        }
-        self.store.search(&self.session, &words, limit, now_ms())
+        self.store
+            .search(Some(&self.session), &search_words(query)?, limit, now_ms())
+    }
+
+    /// [`search`](Self::search) over every session of the store. For the store's owner (the web
+    /// view), never for a model: everything else a handle does is confined to its session.
+    pub fn search_all_sessions(&self, query: &str, limit: usize) -> Result<Vec<SearchHit>> {
+        self.store
+            .search(None, &search_words(query)?, limit, now_ms())
     }
 
     pub fn stats(&self) -> Result<Stats> {
-        let mut figures = SessionStats::default();
-        for totals in self.store.totals(&self.session, now_ms())? {
+        let figures = SessionStats::from_totals(&self.store.totals(&self.session, now_ms())?);
+        Ok(Stats {
+            session: self.session.clone(),
+            figures,
+            store_bytes: self.store.stored_bytes()?,
+            quota_bytes: self.config.quota_bytes,
+        })
+    }
+
+    /// Every session of the store that holds live entries, with its figures, most recently changed
+    /// first. For the store's owner (the web view): it crosses sessions.
+    pub fn sessions(&self) -> Result<Vec<SessionSummary>> {
+        let mut sessions: Vec<SessionSummary> = Vec::new();
+        for row in self.store.session_totals(now_ms())? {
+            match sessions.last_mut() {
+                Some(last) if last.session == row.session => {
+                    last.kinds.push(row.totals);
+                    last.last_changed = last.last_changed.max(row.last_changed);
+                }
+                _ => sessions.push(SessionSummary {
+                    session: row.session,
+                    figures: SessionStats::default(),
+                    last_changed: row.last_changed,
+                    kinds: vec![row.totals],
+                }),
+            }
+        }
+        for summary in &mut sessions {
+            summary.figures = SessionStats::from_totals(&summary.kinds);
+        }
+        sessions.sort_by(|a, b| {
+            b.last_changed
+                .cmp(&a.last_changed)
+                .then_with(|| a.session.cmp(&b.session))
+        });
+        Ok(sessions)
+    }
+
+    /// The usage record of one session (every session: `None`): what tool outputs were stored, what
+    /// previews were shown instead and what reads returned, summed per `bucket_ms` (`None`: a
+    /// length that splits the record's span into at most [`USAGE_BUCKETS`] buckets).
+    pub fn usage(&self, session: Option<&str>, bucket_ms: Option<i64>) -> Result<Usage> {
+        if let Some(session) = session {
+            validate_name("session", session)?;
+        }
+        let span = self.store.usage_span(session)?;
+        let bucket_ms = bucket_ms
+            .filter(|ms| *ms > 0)
+            .unwrap_or_else(|| bucket_for(span.map_or(0, |(from, to)| to - from)));
+        let buckets = match span {
+            Some(_) => self.store.usage(session, bucket_ms)?,
+            None => Vec::new(),
+        };
+        Ok(Usage {
+            session: session.map(str::to_owned),
+            span,
+            bucket_ms,
+            buckets,
+        })
+    }
+
+    /// Starts watching the whole store for changes: anything any agent commits, in any session.
+    pub fn watch(&self) -> Result<Box<dyn Watch>> {
+        self.store.watch()
+    }
+}
+
+/// The words of a search query: the user's punctuation is never query syntax.
+fn search_words(query: &str) -> Result<Vec<&str>> {
+    let words: Vec<&str> = query
+        .split(|c: char| !c.is_alphanumeric() && c != '_')
+        .filter(|word| !word.is_empty())
+        .collect();
+    if words.is_empty() {
+        return Err(Error::invalid(
+            "the search query has no words; search for words or identifiers that appear in entries",
+        ));
+    }
+    Ok(words)
+}
+
+/// Buckets a usage chart is split into at most, when no bucket length is given.
+pub const USAGE_BUCKETS: i64 = 48;
+
+/// The shortest of a few round lengths (a minute to a week, in ms) that splits `span_ms` into at
+/// most [`USAGE_BUCKETS`] buckets.
+fn bucket_for(span_ms: i64) -> i64 {
+    const MINUTE: i64 = 60 * 1000;
+    const HOUR: i64 = 60 * MINUTE;
+    const DAY: i64 = 24 * HOUR;
+    [
+        MINUTE,
+        5 * MINUTE,
+        15 * MINUTE,
+        HOUR,
+        3 * HOUR,
+        6 * HOUR,
+        DAY,
+        7 * DAY,
+        30 * DAY,
+    ]
+    .into_iter()
+    .find(|bucket| span_ms / bucket < USAGE_BUCKETS)
+    .unwrap_or(30 * DAY)
+}
+
+impl SessionStats {
+    /// Figures from what a session holds per kind: tokens estimated from bytes by kind, and those
+    /// kept out as the content's less what its previews show.
+    fn from_totals(totals: &[KindTotals]) -> Self {
+        let mut figures = Self::default();
+        for totals in totals {
             let tokens = estimate_tokens(totals.kind, totals.bytes);
             let shown = estimate_tokens(Kind::Text, totals.preview_bytes);
             figures.entries += totals.entries;
@@ -189,11 +320,50 @@ impl Scratchpad {
             figures.tokens_est += tokens;
             figures.tokens_kept_out += tokens.saturating_sub(shown);
         }
-        Ok(Stats {
-            session: self.session.clone(),
-            figures,
-            store_bytes: self.store.stored_bytes()?,
-            quota_bytes: self.config.quota_bytes,
-        })
+        figures
+    }
+}
+
+/// One session of the store and what it holds.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SessionSummary {
+    pub session: String,
+    #[serde(flatten)]
+    pub figures: SessionStats,
+    /// The latest change to one of its live entries (unix ms).
+    pub last_changed: i64,
+    #[serde(skip)]
+    kinds: Vec<KindTotals>,
+}
+
+/// The usage record, summed per time bucket, tool, kind and event.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Usage {
+    /// The session it covers; `None`: every session.
+    pub session: Option<String>,
+    /// The times of its oldest and newest lines (unix ms); `None` when it is empty.
+    pub span: Option<(i64, i64)>,
+    pub bucket_ms: i64,
+    #[serde(skip)]
+    pub buckets: Vec<UsageBucket>,
+}
+
+impl UsageBucket {
+    /// Tokens a stored output kept out of the context: its content's, less its preview's (0 for
+    /// reads).
+    pub fn tokens_kept_out(&self) -> u64 {
+        match self.event {
+            UsageKind::Stored => estimate_tokens(self.kind, self.content_bytes)
+                .saturating_sub(estimate_tokens(Kind::Text, self.shown_bytes)),
+            UsageKind::Read => 0,
+        }
+    }
+
+    /// Tokens a read brought back into the context (0 for stored outputs).
+    pub fn tokens_read_back(&self) -> u64 {
+        match self.event {
+            UsageKind::Stored => 0,
+            UsageKind::Read => estimate_tokens(Kind::Text, self.shown_bytes),
+        }
     }
 }

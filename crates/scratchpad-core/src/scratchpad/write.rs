@@ -91,6 +91,8 @@ pub(super) struct Commit {
     /// What the write does to the entry it replaces.
     pub change: Change,
     pub keeps_history: bool,
+    /// A tool's output (a put), counted in the usage record; notes are not.
+    pub records_usage: bool,
 }
 
 impl Scratchpad {
@@ -227,6 +229,7 @@ impl Scratchpad {
             writer: self.writer(),
             change: commit.change,
             keeps_history: commit.keeps_history,
+            records_usage: commit.records_usage,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
         self.after_write(entry.info.bytes);
@@ -243,6 +246,18 @@ impl Scratchpad {
             None => WriteCondition::Any,
         };
         self.write_if(name, text.as_bytes(), opts, condition, None)
+    }
+
+    /// Creates a note. An entry of that name is a conflict
+    /// ([`ConflictKind::Exists`](crate::ConflictKind::Exists)) and stays as it is.
+    pub fn create(&self, name: &str, text: &str, opts: WriteOptions) -> Result<EntryInfo> {
+        self.write_if(
+            name,
+            text.as_bytes(),
+            opts,
+            WriteCondition::CreateOnly,
+            Some(Change::Created),
+        )
     }
 
     /// Writes a note; `change` says what the write does, `None` to count the lines it changes.
@@ -303,6 +318,7 @@ impl Scratchpad {
                 pinned,
                 change,
                 keeps_history: true,
+                records_usage: false,
             },
         )
     }
@@ -373,6 +389,7 @@ impl Scratchpad {
                     lines: memchr::memchr_iter(b'\n', text.as_bytes()).count() as u64,
                 },
                 keeps_history: true,
+                records_usage: false,
             },
         )
     }
@@ -603,6 +620,7 @@ fn put_commit(opts: PutOptions<'_>) -> Commit {
         pinned: opts.pinned,
         change: Change::Written { lines: None },
         keeps_history,
+        records_usage: true,
     }
 }
 

@@ -205,6 +205,9 @@ pub struct EntryWrite {
     pub change: Change,
     /// Whether the entry keeps the versions its changes replace (this one's included).
     pub keeps_history: bool,
+    /// Whether the write is a tool's output standing in the context as its preview: the usage
+    /// record counts it (see [`UsageEvent`]), in the write's own transaction.
+    pub records_usage: bool,
 }
 
 /// A stored entry: its metadata and the blob that holds its content.
@@ -283,6 +286,86 @@ pub struct KindTotals {
     pub bytes: u64,
     /// Bytes of the previews that stand in for these entries.
     pub preview_bytes: u64,
+}
+
+/// What a session holds of one kind of entry, and when the session last changed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionKindTotals {
+    pub session: String,
+    pub totals: KindTotals,
+    /// The latest change to one of these entries (unix ms).
+    pub last_changed: i64,
+}
+
+/// What moved between the store and a model's context, as the usage record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum UsageKind {
+    /// A tool's output was stored and its preview shown in its place.
+    Stored,
+    /// Part of an entry was read back.
+    Read,
+}
+
+impl UsageKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Stored => "stored",
+            Self::Read => "read",
+        }
+    }
+
+    fn parse(text: &str) -> Option<Self> {
+        match text {
+            "stored" => Some(Self::Stored),
+            "read" => Some(Self::Read),
+            _ => None,
+        }
+    }
+}
+
+/// One line of the usage record: an output stored (its size and its preview's), or a read (the
+/// entry's size and what the read returned). Measured when it happened, kept after the entry is gone.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageEvent {
+    pub at: i64,
+    pub session: String,
+    pub name: String,
+    /// The tool whose output the entry holds, if any.
+    pub tool: Option<String>,
+    pub kind: Kind,
+    pub event: UsageKind,
+    /// The read mode (`grep`, `lines`, …) of a read.
+    pub mode: Option<String>,
+    /// The whole entry's bytes.
+    pub content_bytes: u64,
+    /// Bytes that went into the context instead: the preview of a stored output, the reply of a read.
+    pub shown_bytes: u64,
+}
+
+/// The usage record summed per time bucket, tool, kind and event.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UsageBucket {
+    /// Start of the bucket (unix ms, a multiple of the bucket's length).
+    pub start: i64,
+    pub tool: Option<String>,
+    pub kind: Kind,
+    pub event: UsageKind,
+    pub count: u64,
+    pub content_bytes: u64,
+    pub shown_bytes: u64,
+}
+
+/// Lines of the usage record a store keeps, newest first; a collection pass drops older ones.
+pub const USAGE_KEEP_ROWS: i64 = 100_000;
+
+/// Tells when a store changed, so that a view of it can follow what agents write as they write it.
+/// A change is anything committed by anyone (entries, leases, the usage record), in any session.
+pub trait Watch: Send + fmt::Debug {
+    /// Waits up to `timeout` for a change since the last call (or since the watch began); true if
+    /// there was one. A connection that was lost and found again counts as a change: what happened
+    /// meanwhile is unknown.
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<bool>;
 }
 
 /// What a collection pass should do.
@@ -404,16 +487,28 @@ pub trait Store: Send + Sync + fmt::Debug {
     ) -> Result<Page>;
     /// Names of the session's live entries, most recently changed first.
     fn recent_names(&self, session: &str, limit: usize, now: i64) -> Result<Vec<String>>;
-    /// Ranked full-text search within a session: entries with all `words` first, else any of them.
+    /// Ranked full-text search within a session (every session: `None`): entries with all `words`
+    /// first, else any of them.
     fn search(
         &self,
-        session: &str,
+        session: Option<&str>,
         words: &[&str],
         limit: usize,
         now: i64,
     ) -> Result<Vec<SearchHit>>;
     /// What the session's live entries hold, per kind.
     fn totals(&self, session: &str, now: i64) -> Result<Vec<KindTotals>>;
+    /// What every session's live entries hold, per session and kind.
+    fn session_totals(&self, now: i64) -> Result<Vec<SessionKindTotals>>;
+    /// Appends a line to the usage record (reads; stored outputs are recorded by their commit).
+    fn record_usage(&self, event: &UsageEvent) -> Result<()>;
+    /// The usage record of one session (every session: `None`), summed per bucket of `bucket_ms`,
+    /// tool, kind and event, oldest first.
+    fn usage(&self, session: Option<&str>, bucket_ms: i64) -> Result<Vec<UsageBucket>>;
+    /// The times of the oldest and newest lines of the usage record, if any.
+    fn usage_span(&self, session: Option<&str>) -> Result<Option<(i64, i64)>>;
+    /// Starts watching the store for changes.
+    fn watch(&self) -> Result<Box<dyn Watch>>;
     /// Total bytes of unique content stored (what the quota counts).
     fn stored_bytes(&self) -> Result<u64>;
     /// When the last collection pass finished (ms), if ever.
@@ -434,6 +529,8 @@ pub trait Store: Send + Sync + fmt::Debug {
     fn lease(&self, session: &str, name: &str, op: LeaseOp<'_>) -> Result<Lease>;
     /// The lease on a name, if it was ever acquired.
     fn lease_info(&self, session: &str, name: &str) -> Result<Option<Lease>>;
+    /// Every lease row of a session (held, lapsed or released), by name.
+    fn leases(&self, session: &str) -> Result<Vec<Lease>>;
     /// A live entry's current and kept versions, newest first; `None` when there is no such entry.
     fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>>;
     /// One version of a live entry, current or kept, as an entry whose info describes that

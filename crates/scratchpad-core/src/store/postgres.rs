@@ -73,8 +73,7 @@ impl fmt::Debug for StagingConnection {
 }
 
 /// Tables of one store, for its size on disk.
-const TABLES: &str =
-    "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases'";
+const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases', 'usage'";
 
 /// A PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
@@ -218,6 +217,10 @@ impl Backend for Postgres {
                 20261126090000,
                 include_str!("../../migrations/postgres/20261126090000_lease_release.sql"),
             ),
+            (
+                20261126100000,
+                include_str!("../../migrations/postgres/20261126100000_usage_record.sql"),
+            ),
         ],
         search: SearchSql {
             // The 'simple' configuration neither stems nor drops stop words, like SQLite's unicode61.
@@ -250,7 +253,7 @@ impl Backend for Postgres {
                 ", s.body, ts_rank('{0.1, 0.2, 0.25, 1.0}', s.doc, q) AS rank \
                  FROM entry_search s JOIN entries e ON e.rowid = s.entry JOIN blobs b ON b.id = e.blob, \
                  websearch_to_tsquery('simple', ?2) q \
-                 WHERE s.doc @@ q AND e.session = ?3 AND ",
+                 WHERE s.doc @@ q AND (CAST(?3 AS TEXT) IS NULL OR e.session = ?3) AND ",
                 live!(),
                 " ORDER BY rank DESC, e.rowid DESC LIMIT ?4) hits \
                  ORDER BY hits.rank DESC, hits.rowid DESC"
@@ -389,6 +392,23 @@ impl Backend for Postgres {
         total.unwrap_or(0)
     }
 
+    fn watch(&self) -> Result<Box<dyn super::Watch>> {
+        let mut client = self.pool.dedicated()?;
+        let failed = |e: postgres::Error| self.finish(db_error(&self.pool, &e));
+        client
+            .batch_execute(&format!("LISTEN {CHANGES_CHANNEL}"))
+            .map_err(failed)?;
+        let schema: String = client
+            .query_one("SELECT COALESCE(current_schema(), '')", &[])
+            .and_then(|row| row.try_get(0))
+            .map_err(failed)?;
+        Ok(Box::new(PostgresWatch {
+            client,
+            schema,
+            target: self.pool.target().to_owned(),
+        }))
+    }
+
     fn reclaim_space(&self, report: &GcReport, compact: bool) {
         if report.bytes_freed == 0 && !compact {
             return;
@@ -398,6 +418,65 @@ impl Backend for Postgres {
         let _ = self.read(&mut |c| {
             c.batch("VACUUM (SKIP_LOCKED) chunks, blobs, entries, entry_search, versions")
         });
+    }
+}
+
+/// The channel every store's changes are announced on (see the `usage_record` migration); the
+/// payload names the schema.
+const CHANGES_CHANNEL: &str = "scratchpad_changes";
+
+/// Watches a PostgreSQL store: a connection of its own that `LISTEN`s to what the store's triggers
+/// `NOTIFY`, keeping only its own schema's announcements.
+struct PostgresWatch {
+    client: postgres::Client,
+    schema: String,
+    target: String,
+}
+
+impl fmt::Debug for PostgresWatch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PostgresWatch")
+            .field("target", &self.target)
+            .field("schema", &self.schema)
+            .finish_non_exhaustive()
+    }
+}
+
+impl super::Watch for PostgresWatch {
+    fn wait(&mut self, timeout: std::time::Duration) -> Result<bool> {
+        use postgres::fallible_iterator::FallibleIterator as _;
+        let deadline = std::time::Instant::now() + timeout;
+        let mut changed = false;
+        loop {
+            let left = deadline.saturating_duration_since(std::time::Instant::now());
+            // Whatever is buffered first, then wait for more while nothing of ours came.
+            let next = {
+                let mut notifications = self.client.notifications();
+                if changed || left.is_zero() {
+                    notifications.iter().next()
+                } else {
+                    notifications.timeout_iter(left).next()
+                }
+                .map(|note| note.map(|note| note.payload() == self.schema))
+            };
+            match next {
+                Ok(Some(ours)) => changed |= ours,
+                Ok(None) if self.client.is_closed() => {
+                    return Err(Error::Storage(format!(
+                        "lost the connection to PostgreSQL at {} that watched the store for changes",
+                        self.target
+                    )));
+                }
+                Ok(None) if changed || left.is_zero() => return Ok(changed),
+                Ok(None) => {}
+                Err(err) => {
+                    return Err(Error::Storage(format!(
+                        "watching PostgreSQL at {} for changes failed: {err}",
+                        self.target
+                    )));
+                }
+            }
+        }
     }
 }
 

@@ -334,6 +334,10 @@ impl Backend for Sqlite {
                 20261126090000,
                 include_str!("../../migrations/sqlite/20261126090000_lease_release.sql"),
             ),
+            (
+                20261126100000,
+                include_str!("../../migrations/sqlite/20261126100000_usage_record.sql"),
+            ),
         ],
         search: SearchSql {
             index_pending: &[
@@ -353,7 +357,7 @@ impl Backend for Sqlite {
                 entry_columns!(),
                 ", snippet(entries_fts, 1, '«', '»', '…', 16) FROM entries_fts \
                  JOIN entries e ON e.rowid = entries_fts.rowid JOIN blobs b ON b.id = e.blob \
-                 WHERE entries_fts MATCH ?2 AND e.session = ?3 AND ",
+                 WHERE entries_fts MATCH ?2 AND (CAST(?3 AS TEXT) IS NULL OR e.session = ?3) AND ",
                 live!(),
                 " ORDER BY bm25(entries_fts, 4.0, 1.0) LIMIT ?4"
             ),
@@ -460,6 +464,13 @@ impl Backend for Sqlite {
         }
     }
 
+    fn watch(&self) -> Result<Box<dyn super::Watch>> {
+        // Its own connection, never pooled: the version it reports is relative to its own reads.
+        let conn = self.connect()?;
+        let version = SqliteWatch::data_version(&conn).map_err(|e| self.error(&e))?;
+        Ok(Box::new(SqliteWatch { conn, version }))
+    }
+
     fn after_fork(&self) {
         // SQLite keeps account of a file's locks per process, not per connection: left open, the
         // inherited connections would lend their locks to the child's new ones, which would then
@@ -528,6 +539,50 @@ impl Backend for Sqlite {
             };
             vacuum().map_err(|e| self.error(&e))
         });
+    }
+}
+
+/// How often a watch asks SQLite whether another connection committed (ms): the question reads
+/// shared memory, not the file, so asking often costs nothing a reader notices.
+const WATCH_POLL_MS: u64 = 100;
+
+/// Watches a SQLite store through `PRAGMA data_version` on a connection of its own, which changes
+/// whenever any other connection (of this process or another) commits.
+struct SqliteWatch {
+    conn: Connection,
+    version: i64,
+}
+
+impl std::fmt::Debug for SqliteWatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SqliteWatch")
+            .field("version", &self.version)
+            .finish_non_exhaustive()
+    }
+}
+
+impl SqliteWatch {
+    fn data_version(conn: &Connection) -> rusqlite::Result<i64> {
+        conn.query_row("PRAGMA data_version", [], |row| row.get(0))
+    }
+}
+
+impl super::Watch for SqliteWatch {
+    fn wait(&mut self, timeout: Duration) -> Result<bool> {
+        let deadline = std::time::Instant::now() + timeout;
+        loop {
+            let version = Self::data_version(&self.conn)
+                .map_err(|e| Error::Storage(format!("cannot watch the store for changes: {e}")))?;
+            if version != self.version {
+                self.version = version;
+                return Ok(true);
+            }
+            let now = std::time::Instant::now();
+            if now >= deadline {
+                return Ok(false);
+            }
+            std::thread::sleep((deadline - now).min(Duration::from_millis(WATCH_POLL_MS)));
+        }
     }
 }
 

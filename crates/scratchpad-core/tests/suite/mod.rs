@@ -9,6 +9,7 @@ mod integrity;
 mod leases;
 mod lifecycle;
 mod notes;
+mod owner_view;
 #[cfg(feature = "postgres")]
 mod postgres;
 #[cfg(feature = "postgres")]

@@ -9,6 +9,7 @@ pub mod notes;
 pub mod put;
 pub mod read;
 pub mod run;
+pub mod ui;
 
 use std::io::Write as _;
 

@@ -88,6 +88,27 @@ pub fn node_prefix() -> &'static Path {
     })
 }
 
+/// The python of the test virtualenv (with Playwright) and Debian's Chromium, from
+/// `scripts/browser-env`, for the web view's browser tests.
+pub fn browser() -> &'static (PathBuf, PathBuf) {
+    static BROWSER: OnceLock<(PathBuf, PathBuf)> = OnceLock::new();
+    BROWSER.get_or_init(|| {
+        let printed = setup(
+            "browser-env",
+            "Chromium (apt-get install -y chromium) and Playwright (pip, in the test virtualenv)",
+        );
+        let printed = printed.to_string_lossy().into_owned();
+        let mut lines = printed.lines();
+        let python = PathBuf::from(lines.next().unwrap_or_default());
+        let chromium = PathBuf::from(lines.next().unwrap_or_default());
+        assert!(
+            python.is_file() && chromium.is_file(),
+            "scripts/browser-env printed no python and chromium: {printed:?}"
+        );
+        (python, chromium)
+    })
+}
+
 /// Runs `scripts/NAME`, which installs `what` if needed and prints where it is.
 fn setup(name: &str, what: &str) -> PathBuf {
     let workspace = Path::new(env!("CARGO_MANIFEST_DIR"))

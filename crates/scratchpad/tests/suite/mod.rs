@@ -15,3 +15,4 @@ mod sessions;
 mod shared_notes;
 mod snapshots;
 mod store_files;
+mod ui;

@@ -5,7 +5,7 @@
 use super::content::release_blob;
 use super::{Backend, Conn, Fail, Param, SqlStore, delete_row};
 use crate::error::{Error, Result};
-use crate::store::{GcPolicy, GcReport};
+use crate::store::{GcPolicy, GcReport, USAGE_KEEP_ROWS};
 
 impl<B: Backend> SqlStore<B> {
     /// Runs a write that frees space. On a full disk, the backend's reserve is given up and the
@@ -101,6 +101,11 @@ impl<B: Backend> SqlStore<B> {
                     }
                 }
             }
+            // The usage record keeps its newest lines: enough for any chart, bounded on disk.
+            c.execute(
+                "DELETE FROM usage WHERE id <= (SELECT MAX(id) FROM usage) - ?1",
+                &[Param::Int(USAGE_KEEP_ROWS)],
+            )?;
             c.execute(
                 "INSERT INTO store_meta (key, value) VALUES ('last_gc_at', ?1) \
                  ON CONFLICT (key) DO UPDATE SET value = excluded.value",

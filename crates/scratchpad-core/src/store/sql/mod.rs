@@ -12,8 +12,8 @@ use std::ops::RangeInclusive;
 
 use super::{
     BlobWriter, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
-    ListFilter, Locate, NameChoice, Page, PendingBlob, Reusable, SearchHit, Store, WriteCondition,
-    Writer,
+    ListFilter, Locate, NameChoice, Page, PendingBlob, Reusable, SearchHit, SessionKindTotals,
+    Store, UsageBucket, UsageEvent, UsageKind, Watch, WriteCondition, Writer,
 };
 use crate::error::{ConflictKind, Error, Result};
 use crate::history::{Change, History, HistoryPolicy, VersionInfo};
@@ -250,7 +250,7 @@ pub struct SearchSql {
     pub rename: &'static str,
     /// Drops an entry's index row: `?1` key.
     pub unindex: &'static str,
-    /// Ranked hits with a snippet as the last column: `?1` now, `?2` the query, `?3` session, `?4` limit.
+    /// Ranked hits with a snippet as the last column: `?1` now, `?2` the query, `?3` session (NULL: every session), `?4` limit.
     pub query: &'static str,
     /// Joins quoted words so that any of them matches (all of them: a space).
     pub any_word: &'static str,
@@ -306,6 +306,8 @@ pub trait Backend: Send + Sync + fmt::Debug + 'static {
     fn unexpected_files(&self) -> Vec<String> {
         Vec::new()
     }
+    /// Starts watching the store for committed changes (see [`Watch`]).
+    fn watch(&self) -> Result<Box<dyn Watch>>;
 }
 
 /// A store: the storage rules over a backend.
@@ -822,6 +824,22 @@ fn commit_entry(
             )?
         }
     };
+    if write.records_usage {
+        record_usage(
+            c,
+            &UsageEvent {
+                at: now,
+                session: write.session.clone(),
+                name: name.clone(),
+                tool: write.source.tool.clone(),
+                kind: write.kind,
+                event: UsageKind::Stored,
+                mode: None,
+                content_bytes: write.stats.bytes,
+                shown_bytes: write.preview.len() as u64,
+            },
+        )?;
+    }
     let search = &write.search_text;
     let whole = matches!(blob.content, content::SettlingContent::Memory([only]) if only == search.as_bytes());
     let body = (!whole).then_some(search.as_str());
@@ -831,12 +849,61 @@ fn commit_entry(
     Ok(entry)
 }
 
+/// Appends a line to the usage record.
+fn record_usage(c: &mut dyn Conn, event: &UsageEvent) -> Result<(), Fail> {
+    c.execute(
+        "INSERT INTO usage (at, session, name, tool, kind, event, mode, content_bytes, shown_bytes) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        &[
+            Param::Int(event.at),
+            Param::Text(&event.session),
+            Param::Text(&event.name),
+            Param::OptText(event.tool.as_deref()),
+            Param::Text(event.kind.as_str()),
+            Param::Text(event.event.as_str()),
+            Param::OptText(event.mode.as_deref()),
+            Param::count(event.content_bytes),
+            Param::count(event.shown_bytes),
+        ],
+    )?;
+    Ok(())
+}
+
+/// A kind read back from a row; anything else means the store is damaged.
+fn kind_column(row: &dyn Row, column: usize) -> Result<Kind, Fail> {
+    let kind = row.text(column)?;
+    Kind::parse(&kind).map_err(|_| {
+        Fail::App(Error::Storage(format!(
+            "entries of an unknown kind `{kind}`; the store is damaged"
+        )))
+    })
+}
+
+/// Per-kind totals from `kind, COUNT(*), pinned, bytes, preview bytes` at `first`.
+fn kind_totals(row: &dyn Row, first: usize) -> Result<KindTotals, Fail> {
+    Ok(KindTotals {
+        kind: kind_column(row, first)?,
+        entries: row.count(first + 1)?,
+        pinned: row.count(first + 2)?,
+        bytes: row.count(first + 3)?,
+        preview_bytes: row.count(first + 4)?,
+    })
+}
+
+/// The columns [`kind_totals`] reads, for `FROM entries e`.
+macro_rules! kind_totals_columns {
+    () => {
+        "e.kind, COUNT(*), SUM(CASE WHEN e.pinned THEN 1 ELSE 0 END), \
+         CAST(COALESCE(SUM(e.bytes), 0) AS BIGINT), CAST(COALESCE(SUM(length(e.preview)), 0) AS BIGINT)"
+    };
+}
+
 /// Entries of `session` waiting for the index whose name or excerpt holds every word (ASCII
 /// letters in any case), newest first, without a snippet.
 fn search_pending(
     c: &mut dyn Conn,
     dialect: &Dialect,
-    session: &str,
+    session: Option<&str>,
     words: &[&str],
     limit: Param<'_>,
     now: i64,
@@ -849,11 +916,11 @@ fn search_pending(
         "SELECT ",
         entry_columns!(),
         " FROM search_pending p JOIN entries e ON e.rowid = p.entry JOIN blobs b ON b.id = e.blob \
-         WHERE e.session = ?2 AND ",
+         WHERE (CAST(?2 AS TEXT) IS NULL OR e.session = ?2) AND ",
         live!()
     )
     .to_owned();
-    let mut params = vec![Param::Int(now), Param::Text(session), limit];
+    let mut params = vec![Param::Int(now), Param::OptText(session), limit];
     for (i, pattern) in patterns.iter().enumerate() {
         sql += &format!(
             " AND (p.name {0} ?{1} ESCAPE '\\' OR {2} {0} ?{1} ESCAPE '\\')",
@@ -1221,7 +1288,7 @@ impl<B: Backend> Store for SqlStore<B> {
 
     fn search(
         &self,
-        session: &str,
+        session: Option<&str>,
         words: &[&str],
         limit: usize,
         now: i64,
@@ -1255,7 +1322,7 @@ impl<B: Backend> Store for SqlStore<B> {
                     &[
                         Param::Int(now),
                         Param::Text(&query),
-                        Param::Text(session),
+                        Param::OptText(session),
                         limit,
                     ],
                     |r| {
@@ -1279,29 +1346,87 @@ impl<B: Backend> Store for SqlStore<B> {
         self.read(|c| {
             c.rows(
                 concat!(
-                    "SELECT e.kind, COUNT(*), SUM(CASE WHEN e.pinned THEN 1 ELSE 0 END), \
-                     CAST(COALESCE(SUM(e.bytes), 0) AS BIGINT), CAST(COALESCE(SUM(length(e.preview)), 0) AS BIGINT) \
-                     FROM entries e WHERE e.session = ?2 AND ",
+                    "SELECT ",
+                    kind_totals_columns!(),
+                    " FROM entries e WHERE e.session = ?2 AND ",
                     live!(),
                     " GROUP BY e.kind"
                 ),
                 &[Param::Int(now), Param::Text(session)],
+                |r| kind_totals(r, 0),
+            )
+        })
+    }
+
+    fn session_totals(&self, now: i64) -> Result<Vec<SessionKindTotals>> {
+        self.read(|c| {
+            c.rows(
+                concat!(
+                    "SELECT e.session, MAX(e.updated_at), ",
+                    kind_totals_columns!(),
+                    " FROM entries e WHERE ",
+                    live!(),
+                    " GROUP BY e.session, e.kind ORDER BY e.session"
+                ),
+                &[Param::Int(now)],
                 |r| {
-                    let kind = r.text(0)?;
-                    Ok(KindTotals {
-                        kind: Kind::parse(&kind).map_err(|_| {
-                            Fail::App(Error::Storage(format!(
-                                "entries of an unknown kind `{kind}`; the store is damaged"
-                            )))
-                        })?,
-                        entries: r.count(1)?,
-                        pinned: r.count(2)?,
-                        bytes: r.count(3)?,
-                        preview_bytes: r.count(4)?,
+                    Ok(SessionKindTotals {
+                        session: r.text(0)?,
+                        last_changed: r.int(1)?,
+                        totals: kind_totals(r, 2)?,
                     })
                 },
             )
         })
+    }
+
+    fn record_usage(&self, event: &UsageEvent) -> Result<()> {
+        // One statement, committed on its own: a read is not made to wait for the write lock of a
+        // transaction, and running it twice after a lost connection only counts a read twice.
+        self.read(|c| record_usage(c, event))
+    }
+
+    fn usage(&self, session: Option<&str>, bucket_ms: i64) -> Result<Vec<UsageBucket>> {
+        let bucket_ms = bucket_ms.max(1);
+        self.read(|c| {
+            c.rows(
+                "SELECT (at / ?2) * ?2 AS bucket, tool, kind, event, COUNT(*), \
+                 CAST(SUM(content_bytes) AS BIGINT), CAST(SUM(shown_bytes) AS BIGINT) FROM usage \
+                 WHERE CAST(?1 AS TEXT) IS NULL OR session = ?1 \
+                 GROUP BY bucket, tool, kind, event ORDER BY bucket, tool, kind, event",
+                &[Param::OptText(session), Param::Int(bucket_ms)],
+                |r| {
+                    let event = r.text(3)?;
+                    Ok(UsageBucket {
+                        start: r.int(0)?,
+                        tool: r.opt_text(1)?,
+                        kind: kind_column(r, 2)?,
+                        event: UsageKind::parse(&event).ok_or_else(|| {
+                            Fail::App(Error::Storage(format!(
+                                "a usage line of an unknown event `{event}`; the store is damaged"
+                            )))
+                        })?,
+                        count: r.count(4)?,
+                        content_bytes: r.count(5)?,
+                        shown_bytes: r.count(6)?,
+                    })
+                },
+            )
+        })
+    }
+
+    fn usage_span(&self, session: Option<&str>) -> Result<Option<(i64, i64)>> {
+        self.read(|c| {
+            c.one(
+                "SELECT MIN(at), MAX(at) FROM usage WHERE CAST(?1 AS TEXT) IS NULL OR session = ?1",
+                &[Param::OptText(session)],
+                |r| Ok(r.opt_int(0)?.zip(r.opt_int(1)?)),
+            )
+        })
+    }
+
+    fn watch(&self) -> Result<Box<dyn Watch>> {
+        self.backend.watch()
     }
 
     fn stored_bytes(&self) -> Result<u64> {
@@ -1345,6 +1470,15 @@ impl<B: Backend> Store for SqlStore<B> {
     fn lease_info(&self, session: &str, name: &str) -> Result<Option<Lease>> {
         let dialect = self.dialect();
         self.read(|c| find_lease(c, dialect, session, name, false))
+    }
+
+    fn leases(&self, session: &str) -> Result<Vec<Lease>> {
+        let sql = format!(
+            "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 \
+             ORDER BY name",
+            self.dialect().now_ms
+        );
+        self.read(|c| c.rows(&sql, &[Param::Text(session)], history::lease_from_row))
     }
 
     fn history(&self, session: &str, key: &str, now: i64) -> Result<Option<History>> {

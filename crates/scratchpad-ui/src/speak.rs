@@ -1,0 +1,89 @@
+//! How the view spells the engine's calls: as the addresses of its own pages, so that an error's
+//! suggestion or a reply's continuation is a link a person can follow.
+
+use scratchpad_core::{Arg, ArgName, ArgValue, Call, Speak};
+
+use crate::query::{encode, entry_path, mode_params, session_path};
+
+/// Calls as this view's addresses, for entries of one session.
+#[derive(Debug, Clone)]
+pub(crate) struct Web {
+    session: String,
+}
+
+impl Web {
+    pub fn new(session: &str) -> Self {
+        Self {
+            session: session.to_owned(),
+        }
+    }
+
+    /// The address of a call, when it has one.
+    pub fn href(&self, call: &Call) -> String {
+        match call {
+            Call::Read { name, mode } => format!(
+                "{}?{}",
+                entry_path(&self.session, name),
+                encode(&mode_params(mode))
+            ),
+            Call::ReadVersion {
+                name,
+                version,
+                mode,
+            } => {
+                let mut params = mode_params(mode);
+                params.push(("version", version.to_string()));
+                format!("{}?{}", entry_path(&self.session, name), encode(&params))
+            }
+            Call::List => session_path(&self.session),
+            Call::History { name } | Call::Lease { name } => {
+                format!("{}/history", entry_path(&self.session, name))
+            }
+            Call::Diff(diff) => {
+                let mut params = Vec::new();
+                if let Some(version) = diff.a.version {
+                    params.push(("from", version.to_string()));
+                }
+                if let Some(version) = diff.b.version {
+                    params.push(("to", version.to_string()));
+                }
+                if diff.a.name != diff.b.name {
+                    params.push(("with", diff.b.name.clone()));
+                }
+                if let Some(cursor) = diff.cursor {
+                    params.push(("cursor", cursor.to_string()));
+                }
+                format!(
+                    "{}/diff?{}",
+                    entry_path(&self.session, &diff.a.name),
+                    encode(&params)
+                )
+            }
+            Call::Check => "`scratchpad check`".to_owned(),
+        }
+    }
+}
+
+impl Speak for Web {
+    fn call(&self, call: &Call) -> String {
+        match call {
+            Call::Check => self.href(call),
+            _ => format!("<{}>", self.href(call)),
+        }
+    }
+
+    fn arg(&self, arg: Arg) -> String {
+        let name = match arg.name {
+            ArgName::Force => "force",
+            ArgName::ReplaceAll => "replace all",
+            ArgName::IfVersion => "if_version",
+            ArgName::MaxMatches => "max",
+            ArgName::FromLine => "from",
+            ArgName::Lease => "a lease token",
+        };
+        match arg.value {
+            ArgValue::On | ArgValue::Bare => name.to_owned(),
+            ArgValue::Number(n) => format!("{name}={n}"),
+        }
+    }
+}

@@ -1,0 +1,5 @@
+mod api;
+mod gate;
+pub mod live;
+mod pages;
+mod postgres;
