@@ -1,6 +1,7 @@
 mod bad_input;
 mod big_diff;
 mod client_config;
+mod hooks;
 mod http_abuse;
 mod json_output;
 mod mcp_clients;
