@@ -1,5 +1,6 @@
 mod bad_input;
 mod big_diff;
+mod claude_code;
 mod client_config;
 mod hooks;
 mod http_abuse;
