@@ -162,6 +162,7 @@ pub enum Command {
     Stats,
     Mcp(McpArgs),
     Ui(UiArgs),
+    Hooks(HooksArgs),
 }
 
 impl Command {
@@ -200,10 +201,122 @@ impl Command {
             | Self::Check
             | Self::Stats
             | Self::Mcp(_)
-            | Self::Ui(_) => return None,
+            | Self::Ui(_)
+            | Self::Hooks(_) => return None,
         };
         who.author.as_deref()
     }
+}
+
+/// Put the scratchpad into a coding agent's own hooks
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Put the scratchpad into a coding agent's own hooks, take it out again, or run one \
+    (the agent runs them).\n\n\
+    Claude Code: a SessionStart hook (at startup, on resume, after /clear and after compaction) \
+    tells the model that the scratchpad keeps its notes and outputs, and lists the pinned notes of \
+    the session, so a plan survives compaction without the model remembering to look.\n\n\
+    Examples:\n  \
+    scratchpad hooks install --client claude-code\n  \
+    scratchpad --session myproject hooks install --client claude-code --scope project\n  \
+    scratchpad hooks uninstall --client claude-code"
+)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub command: HooksCommand,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksCommand {
+    Install(HooksInstallArgs),
+    Uninstall(HooksUninstallArgs),
+    Run(HooksRunArgs),
+}
+
+/// An agent with hooks the scratchpad can go in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookClient {
+    /// Claude Code: ~/.claude/settings.json (user), .claude/settings.json (project)
+    #[value(alias = "claude")]
+    ClaudeCode,
+}
+
+/// The agent's settings file one command edits.
+#[derive(Debug, Args)]
+pub struct HookFile {
+    /// The agent whose settings to edit
+    #[arg(long, value_enum, value_name = "NAME")]
+    pub client: HookClient,
+    /// The settings file, instead of where the agent keeps it
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// `user`: your own settings; `project`: the current directory's (shared through the repository)
+    #[arg(long, value_enum, default_value_t = Scope::User, value_name = "SCOPE")]
+    pub scope: Scope,
+    /// Print the change as a unified diff and write nothing
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Add the scratchpad's hooks to an agent's settings
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Add the scratchpad's hooks to an agent's settings file, next to the hooks already \
+    there. Comments, key order, indentation and line endings are kept; the old file is copied to \
+    FILE.scratchpad-backup-TIMESTAMP first. Running it again changes nothing, and `hooks \
+    uninstall` gives the file back byte for byte.\n\n\
+    The hooks use the store the scratchpad command finds on its own (SCRATCHPAD_STORE, the \
+    configuration file, or the default one): the one the model's own `scratchpad` commands in its \
+    shell tool see. --session is written into the hook's command; without it the hook reads the \
+    session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).",
+    after_long_help = "Examples:\n  \
+    scratchpad hooks install --client claude-code\n  \
+    scratchpad --session myproject hooks install --client claude-code --scope project --dry-run\n\n\
+    Settings files (--scope user; --scope project, in the current directory):\n  \
+    claude-code     ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set); .claude/settings.json"
+)]
+pub struct HooksInstallArgs {
+    #[command(flatten)]
+    pub file: HookFile,
+    /// The command to write [default: this executable's path; `scratchpad` with --scope project]
+    #[arg(long, value_name = "CMD")]
+    pub command: Option<String>,
+}
+
+/// Remove the hooks that `hooks install` added
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Remove the scratchpad's hooks, and nothing else: after install then uninstall the \
+    file is byte for byte what it was (a file install created is removed). The old file is copied \
+    to FILE.scratchpad-backup-TIMESTAMP first.",
+    after_long_help = "Example:\n  \
+    scratchpad hooks uninstall --client claude-code --scope project"
+)]
+pub struct HooksUninstallArgs {
+    #[command(flatten)]
+    pub file: HookFile,
+}
+
+/// Run one hook, as the agent does: its event's JSON on stdin, the answer on stdout
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Run one hook, as the agent does: the event's JSON on stdin, the agent's answer on \
+    stdout. A hook never stops the agent: when the store cannot be opened or read it answers \
+    nothing, exits 0 and says why on stderr.",
+    after_long_help = "Example:\n  \
+    echo '{\"hook_event_name\": \"SessionStart\", \"source\": \"compact\"}' | scratchpad hooks run session-start"
+)]
+pub struct HooksRunArgs {
+    /// The event
+    #[arg(value_enum)]
+    pub event: HookEvent,
+}
+
+/// The events the scratchpad has a hook for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum HookEvent {
+    /// Claude Code's SessionStart: startup, resume, /clear and compaction
+    SessionStart,
 }
 
 /// Serve the scratchpad to MCP clients

@@ -131,6 +131,11 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
     {
         return Ok(code);
     }
+    // Hooks edit a settings file, or are run by the agent and must never stop it: they open the
+    // store themselves, if at all.
+    if let Command::Hooks(args) = &cli.command {
+        return commands::hooks::run(&cli.global, args);
+    }
     let config = Config::load(cli.global.config.as_deref())?;
     // Flag and env beat the file; the engine reads the file's store when no URL is given.
     let session = cli
@@ -187,7 +192,7 @@ fn run(cli: Cli, shell: Shell) -> anyhow::Result<u8> {
         Command::Ttl(args) => commands::notes::ttl(&mut ctx, &args)?,
         Command::ExpireTurn(args) => commands::notes::expire_turn(&mut ctx, &args)?,
         Command::Resolve(args) => commands::notes::resolve(&mut ctx, args)?,
-        Command::Mcp(_) | Command::Ui(_) => unreachable!("served above"),
+        Command::Mcp(_) | Command::Ui(_) | Command::Hooks(_) => unreachable!("served above"),
     };
     ctx.out.flush()?;
     Ok(code)

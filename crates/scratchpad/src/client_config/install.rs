@@ -194,7 +194,7 @@ fn served(node: &Node) -> Option<(Vec<String>, Env)> {
 }
 
 /// Adds `"key": value` as the last member of a braced map, laid out like the members before it.
-fn insert_member(
+pub(super) fn insert_member(
     doc: &Doc,
     map: &Node,
     key: &str,
@@ -235,23 +235,38 @@ fn insert_member(
 /// `insert_member`, and something sensible for members placed by hand.
 pub(super) fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> {
     let members = map.as_map().map_or(&[][..], |m| &m.members[..]);
-    let member = &members[index];
-    let end = member.value.span.end;
+    let spans: Vec<Range<usize>> = members
+        .iter()
+        .map(|m| m.key.start..m.value.span.end)
+        .collect();
+    item_range(doc, &map.span, &spans, index)
+}
+
+/// What removing item `index` (from its start to its end, as `items` gives them) of a bracketed
+/// container spanning `container` takes out: its own separator and the layout around it.
+pub(super) fn item_range(
+    doc: &Doc,
+    container: &Range<usize>,
+    items: &[Range<usize>],
+    index: usize,
+) -> Range<usize> {
+    let item = &items[index];
+    let end = item.end;
     if index > 0 {
-        let previous = members[index - 1].value.span.end;
-        let between = doc.slice(previous..member.key.start);
+        let previous = items[index - 1].end;
+        let between = doc.slice(previous..item.start);
         let comma = between.find(',').map_or(previous, |i| previous + i);
         let plain =
             between.trim_start().starts_with(',') && between.trim_start()[1..].trim().is_empty();
         return if plain { previous..end } else { comma..end };
     }
-    if let Some(next) = members.get(1) {
-        return member.key.start..next.key.start;
+    if let Some(next) = items.get(1) {
+        return item.start..next.start;
     }
-    let open = map.span.start + 1;
-    let before = doc.slice(open..member.key.start);
-    // A trailing comma after the only member goes with it.
-    let after = doc.slice(end..map.span.end - 1);
+    let open = container.start + 1;
+    let before = doc.slice(open..item.start);
+    // A trailing comma after the only item goes with it.
+    let after = doc.slice(end..container.end - 1);
     let end = match after.trim_start().strip_prefix(',') {
         Some(_) => end + after.find(',').map_or(0, |i| i + 1),
         None => end,
@@ -259,7 +274,7 @@ pub(super) fn member_range(doc: &Doc, map: &Node, index: usize) -> Range<usize> 
     if before.chars().all(char::is_whitespace) && before.contains('\n') {
         open..end
     } else {
-        member.key.start..end
+        item.start..end
     }
 }
 

@@ -8,6 +8,7 @@
 mod client;
 mod doc;
 mod entry;
+pub mod hooks;
 mod install;
 mod json;
 mod toml;

@@ -6,7 +6,7 @@
 //! secrets (env and header values, URL passwords) masked.
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use scratchpad::client_config::{self, Client, Outcome, Refusal, Scope, ServerEntry, Verdict};
@@ -20,10 +20,10 @@ mod file;
 use file::{ConfigFile, Lock};
 
 /// The configuration file one command works on.
-struct Target {
-    client: Client,
-    file: ConfigFile,
-    dry_run: bool,
+pub(super) struct Target {
+    pub(super) client: Client,
+    pub(super) file: ConfigFile,
+    pub(super) dry_run: bool,
 }
 
 impl Target {
@@ -36,20 +36,25 @@ impl Target {
                 file.client.path(file.scope, &project)?
             }
         };
+        Self::at(file.client, shown, file.dry_run)
+    }
+
+    /// The file at `shown`, edited by `client`'s rules.
+    pub(super) fn at(client: Client, shown: PathBuf, dry_run: bool) -> anyhow::Result<Self> {
         Ok(Self {
-            client: file.client,
+            client,
             file: ConfigFile::locate(shown)?,
-            dry_run: file.dry_run,
+            dry_run,
         })
     }
 
-    fn shown(&self) -> std::path::Display<'_> {
+    pub(super) fn shown(&self) -> std::path::Display<'_> {
         self.file.shown.display()
     }
 
     /// Takes the file for a read-modify-write: refused when read-only, locked against other
     /// scratchpad commands until the guard is dropped. A dry run only reads, and takes neither.
-    fn take(&self, creates: bool) -> anyhow::Result<Option<Lock>> {
+    pub(super) fn take(&self, creates: bool) -> anyhow::Result<Option<Lock>> {
         if self.dry_run {
             return Ok(None);
         }
@@ -59,19 +64,19 @@ impl Target {
 
     /// The file's text, and the text to edit: none when the file is missing, empty or blank (an
     /// editor or `touch` made it), which is a configuration with nothing in it.
-    fn read(&self) -> anyhow::Result<(Option<String>, Option<String>)> {
+    pub(super) fn read(&self) -> anyhow::Result<(Option<String>, Option<String>)> {
         let text = self.file.read()?;
         let content = text.clone().filter(|t| !t.trim().is_empty());
         Ok((text, content))
     }
 
-    fn refused(&self, refusal: &Refusal) -> anyhow::Error {
+    pub(super) fn refused(&self, refusal: &Refusal) -> anyhow::Error {
         anyhow::anyhow!("{}", refusal.message(&self.shown().to_string()))
     }
 
     /// Writes `new` (or removes the file when `None`) after backing up `old`; with --dry-run prints
     /// the diff instead.
-    fn commit(
+    pub(super) fn commit(
         &self,
         out: &mut impl std::io::Write,
         old: Option<&str>,
@@ -309,7 +314,7 @@ fn report(out: &mut impl std::io::Write, outcome: &Outcome, done: &str) -> anyho
 /// entry is written instead, since a link such as /opt/homebrew/bin/scratchpad survives upgrades
 /// and the versioned file behind it does not. Project files are shared with people whose paths
 /// differ, so they get plain `scratchpad`. `--command` overrides both.
-fn scratchpad_command(explicit: Option<&str>, scope: Scope) -> anyhow::Result<String> {
+pub(super) fn scratchpad_command(explicit: Option<&str>, scope: Scope) -> anyhow::Result<String> {
     if let Some(command) = explicit {
         return Ok(command.to_owned());
     }

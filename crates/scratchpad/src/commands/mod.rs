@@ -2,6 +2,7 @@
 
 pub mod clients;
 pub mod history;
+pub mod hooks;
 pub mod inspect;
 pub mod lease;
 pub mod mcp;

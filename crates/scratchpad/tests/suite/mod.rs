@@ -1,6 +1,8 @@
 mod bad_input;
 mod big_diff;
+mod claude_code;
 mod client_config;
+mod hooks;
 mod http_abuse;
 mod json_output;
 mod mcp_clients;
