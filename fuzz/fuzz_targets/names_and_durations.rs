@@ -13,14 +13,22 @@ fuzz_target!(|data: &[u8]| {
 
     if let Ok(ttl) = text.parse::<Ttl>() {
         let shown = ttl.to_string();
-        assert_eq!(shown.parse::<Ttl>().ok(), Some(ttl), "{text:?} shown as {shown:?}");
+        assert_eq!(
+            shown.parse::<Ttl>().ok(),
+            Some(ttl),
+            "{text:?} shown as {shown:?}"
+        );
     }
 
     match Ttl::parse_lease(&text) {
         Ok(length) => {
             let shown = format!("{}s", length.as_secs());
             assert_eq!(length.subsec_nanos(), 0, "{text:?}");
-            assert_eq!(Ttl::parse_lease(&shown).ok(), Some(length), "{text:?} as {shown:?}");
+            assert_eq!(
+                Ttl::parse_lease(&shown).ok(),
+                Some(length),
+                "{text:?} as {shown:?}"
+            );
         }
         Err(err) => {
             let message = err.to_string();
@@ -33,10 +41,19 @@ fuzz_target!(|data: &[u8]| {
     }
 
     if validate_author(&text).is_ok() {
-        assert!(text.trim().chars().all(|c| unsafe_in_name(c).is_none()), "{text:?}");
+        assert!(
+            text.trim().chars().all(|c| unsafe_in_name(c).is_none()),
+            "{text:?}"
+        );
     }
     if let Some(recorded) = author_from_client(&text) {
-        assert!(validate_author(&recorded).is_ok(), "{text:?} recorded as {recorded:?}");
-        assert_eq!(author_from_client(&recorded).as_deref(), Some(recorded.as_str()));
+        assert!(
+            validate_author(&recorded).is_ok(),
+            "{text:?} recorded as {recorded:?}"
+        );
+        assert_eq!(
+            author_from_client(&recorded).as_deref(),
+            Some(recorded.as_str())
+        );
     }
 });

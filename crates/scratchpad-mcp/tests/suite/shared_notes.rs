@@ -479,6 +479,7 @@ async fn lease_lengths_suggest_what_a_lease_takes_and_pin_and_rename_carry_a_lea
         let fenced = a.fails(tool, args).await;
         assert!(fenced.contains("stale"), "{tool}: {fenced}");
     }
+}
 
 #[tokio::test]
 async fn edit_inserts_lines_after_a_line_on_the_version_read() {

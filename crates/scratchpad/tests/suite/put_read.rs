@@ -267,6 +267,7 @@ fn every_command_a_read_hint_suggests_runs_as_printed() {
     );
     let refused = pad.run(&["read", "log", "--force", "--head", "10"]);
     assert_ne!(refused.code, 0, "--force reads it all, never a part");
+}
 
 /// The code spans of `text` (single backticks).
 fn code_spans(text: &str) -> Vec<&str> {
