@@ -36,7 +36,8 @@ impl Web {
                 format!("{}?{}", entry_path(&self.session, name), encode(&params))
             }
             Call::List => session_path(&self.session),
-            Call::History { name } | Call::Lease { name } => {
+            // Leases are shown, with their holder, on the history page.
+            Call::History { name } | Call::Lease { name } | Call::AcquireLease { name } => {
                 format!("{}/history", entry_path(&self.session, name))
             }
             Call::Diff(diff) => {

@@ -466,7 +466,8 @@ impl Backend for Sqlite {
 
     fn watch(&self) -> Result<Box<dyn super::Watch>> {
         // Its own connection, never pooled: the version it reports is relative to its own reads.
-        let conn = self.connect()?;
+        // A watch only reads, so a read-only or full store is watched as well.
+        let (conn, _) = self.connect()?;
         let version = SqliteWatch::data_version(&conn).map_err(|e| self.error(&e))?;
         Ok(Box::new(SqliteWatch { conn, version }))
     }
