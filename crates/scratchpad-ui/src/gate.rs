@@ -109,7 +109,7 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, request: Request, next: N
     let started = Instant::now();
     let gate = &app.gate;
     let mut response = match admit(gate, &request) {
-        Err(refused) => refused,
+        Err(refused) => *refused,
         Ok(Proof::Address) if is_page(&request) => first_visit(gate, &request),
         Ok(_) => next.run(request).await,
     };
@@ -117,25 +117,26 @@ pub(crate) async fn guard(State(app): State<Arc<App>>, request: Request, next: N
     response
 }
 
-/// Checks a request; `Err` is the answer when it is refused.
-fn admit(gate: &Gate, request: &Request) -> Result<Proof, Response> {
+/// Checks a request; `Err` is the answer when it is refused (boxed: a response is large, an
+/// admitted request is the common case).
+fn admit(gate: &Gate, request: &Request) -> Result<Proof, Box<Response>> {
     if let Err(refused) = gate.check.check(request.uri(), request.headers()) {
-        return Err(plain(refused.status(), &format!("{refused}\n")));
+        return Err(Box::new(plain(refused.status(), &format!("{refused}\n"))));
     }
     let Some(proof) = gate.proof(request) else {
-        return Err(plain(
+        return Err(Box::new(plain(
             StatusCode::UNAUTHORIZED,
             "this scratchpad view needs its launch token: open the address `scratchpad ui` printed \
              when it started (it ends in ?token=…), or send `Authorization: Bearer TOKEN`\n",
-        ));
+        )));
     };
     let changes = !matches!(*request.method(), Method::GET | Method::HEAD);
     if changes {
         if gate.read_only {
-            return Err(plain(
+            return Err(Box::new(plain(
                 StatusCode::FORBIDDEN,
                 "this view was started with --read-only: it shows the store and changes nothing\n",
-            ));
+            )));
         }
         // Browsers say where a request comes from; a change must come from this view's own pages.
         let site = request
@@ -143,10 +144,10 @@ fn admit(gate: &Gate, request: &Request) -> Result<Proof, Response> {
             .get("sec-fetch-site")
             .and_then(|value| value.to_str().ok());
         if site.is_some_and(|site| !matches!(site, "same-origin" | "none")) {
-            return Err(plain(
+            return Err(Box::new(plain(
                 StatusCode::FORBIDDEN,
                 "changes are accepted from this view's own pages only\n",
-            ));
+            )));
         }
     }
     Ok(proof)

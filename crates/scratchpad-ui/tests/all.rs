@@ -3,7 +3,6 @@
 //! with Chromium in crates/scratchpad/tests/suite/ui_browser.rs.
 #![expect(
     clippy::unwrap_used,
-    clippy::expect_used,
     reason = "test helpers should stop loudly at the first surprise"
 )]
 

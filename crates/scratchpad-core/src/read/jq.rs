@@ -1305,7 +1305,7 @@ mod tests {
     #[test]
     fn query_memory_is_sized_to_the_document() {
         assert_eq!(memory_for_document(3_000), MIN_QUERY_MEMORY_BYTES);
-        assert!(MIN_QUERY_MEMORY_BYTES <= 256 << 20);
+        const { assert!(MIN_QUERY_MEMORY_BYTES <= 256 << 20) };
         assert_eq!(memory_for_document(16 << 20), 1 << 30);
         assert_eq!(memory_for_document(256 << 20), MAX_QUERY_MEMORY_BYTES);
         assert_eq!(memory_for_document(u64::MAX), MAX_QUERY_MEMORY_BYTES);

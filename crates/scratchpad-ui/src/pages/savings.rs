@@ -225,7 +225,7 @@ fn time_chart(savings: &Savings) -> String {
         }
     }
     // A few dates along the bottom.
-    let labels = points.len().min(6).max(1);
+    let labels = points.len().clamp(1, 6);
     let step = (points.len() / labels).max(1);
     for (start, _, _) in points.iter().step_by(step) {
         let x = left + ((start - first) / bucket) as f64 * slot + slot / 2.0;
