@@ -4,7 +4,7 @@
 //! and the extensions.
 //!
 //! Counted while the lines stream past, within bounded memory: directory counts at the first
-//! [`DEPTH`] levels below the root, and extensions, each map capped. A listing stops being counted
+//! `DEPTH` levels below the root, and extensions, each map capped. A listing stops being counted
 //! as soon as too many of its lines are not paths, so other outputs pay for a few lines only.
 
 use std::collections::HashMap;

@@ -6,7 +6,7 @@
 //!   `  3:12  ⚠  message  rule`. markdownlint-cli and others of its kind put the path first on
 //!   each row: `docs/a.md:4:36 error MD009/no-trailing-spaces …`. A level word (or `✖`, `⚠`, `ℹ`)
 //!   right after a `line:column` location is the row's level. The file a row belongs to is found
-//!   by the profiler ([`is_path_header`]).
+//!   by the profiler (`is_path_header`).
 //! - **Package plans.** apt says what it is about to do without a level: `The following packages
 //!   will be REMOVED:` is a warning (it takes software away) and `120 upgraded, 0 newly
 //!   installed, 39 to remove and 0 not upgraded.` is the plan's summary.
