@@ -28,7 +28,8 @@ fuzz_target!(|data: &[u8]| {
     }
     let limits = JqLimits {
         timeout: Duration::from_millis(500),
-        memory_bytes: 1 << 30,
+        memory_bytes: Some(1 << 30),
+        ..JqLimits::default()
     };
     let _ = run_jq_within(document, &program, limits);
 });
