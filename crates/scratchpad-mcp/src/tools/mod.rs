@@ -78,30 +78,29 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<DeleteArgs, EntrySummary>(
             DELETE,
-            "Delete an entry for good. Old outputs expire on their own.",
+            "Delete for good; old outputs expire on their own.",
             annotations(false, true, true),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
-            "Full-text search over names, notes and the ends of large outputs. Inside one output, \
-             read with mode=grep.",
+            "Full-text search over names, notes and the ends of large outputs. In one output, use \
+             mode=grep.",
             annotations(true, false, true),
         ),
         tool::<PinArgs, EntrySummary>(
             PIN,
-            "Pin an entry: it never expires and is never evicted.",
+            "Pin an entry: never expires, never evicted.",
             annotations(false, false, true),
         ),
         tool::<RenameArgs, EntrySummary>(
             RENAME,
-            "Rename an entry; a renamed output no longer expires.",
+            "Rename; a renamed output no longer expires.",
             annotations(false, false, false),
         ),
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
-            "Claim a note while you work on it: `action`=acquire gives a `token` (for `ttl`, default \
-             60s; `holder`: you) to pass as `lease` to writes; writes with an outdated or released one \
-             are refused.",
+            "Claim a note while you edit it: `action`=acquire gives a `token` (`ttl` default 60s) \
+             to pass as `lease` to writes; stale or released tokens are refused.",
             annotations(false, false, false),
         ),
     ]

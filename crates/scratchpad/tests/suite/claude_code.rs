@@ -249,7 +249,7 @@ fn claude_code_starts_a_session_with_the_pinned_notes_and_reads_the_same_store()
     // The SessionStart hook's lines reach the model, pinned note included.
     assert!(
         shown.contains("keeps your notes and stored outputs across compaction")
-            && shown.contains("- plan (note, 2 lines): 1. reproduce the crash"),
+            && shown.contains("- plan (text, 2 lines): 1. reproduce the crash"),
         "{shown}"
     );
     // The `scratchpad read` it suggests works from the model's own shell: same store, same session.

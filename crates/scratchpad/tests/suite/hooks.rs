@@ -173,7 +173,7 @@ fn session_start_lists_the_pinned_notes() {
         "{context}"
     );
     assert!(
-        context.ends_with("Pinned:\n- plan (note, 2 lines): 1. reproduce the crash"),
+        context.ends_with("Pinned:\n- plan (text, 2 lines): 1. reproduce the crash"),
         "{context}"
     );
     assert!(!context.contains("scratch ("), "{context}");

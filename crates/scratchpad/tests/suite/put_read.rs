@@ -89,7 +89,7 @@ fn large_log_round_trip() {
     assert!(
         refused
             .stderr
-            .contains("all of it with scratchpad read build_1 --full --force"),
+            .contains("scratchpad read build_1 --full --force"),
         "{}",
         refused.stderr
     );
@@ -170,7 +170,7 @@ fn suggested_commands(message: &str) -> Vec<String> {
         .match_indices("scratchpad ")
         .map(|(start, _)| {
             let rest = &message[start..];
-            let end = [", ", " or ", "]", "\n", "; "]
+            let end = [", ", " or ", "]", "\n", "; ", "`"]
                 .iter()
                 .filter_map(|stop| rest.find(stop))
                 .min()

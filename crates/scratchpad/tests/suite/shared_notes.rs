@@ -264,7 +264,16 @@ fn lease_length_messages_suggest_only_lengths_a_lease_takes() {
         let flag = format!("--ttl={ttl}");
         for args in [
             vec!["lease", "acquire", "plan", "--holder", "a", flag.as_str()],
-            vec!["lease", "renew", "plan", "--token", "1", flag.as_str()],
+            vec![
+                "lease",
+                "renew",
+                "plan",
+                "--token",
+                "1",
+                "--holder",
+                "a",
+                flag.as_str(),
+            ],
         ] {
             let refused = pad.run(&args).fails();
             assert!(
@@ -302,7 +311,9 @@ fn pin_unpin_and_ttl_carry_a_lease_and_a_version() {
     let stale = pad.run(&["ttl", "plan", "7d", "--if-version", "1"]).fails();
     assert!(stale.stderr.contains("version"), "{}", stale.stderr);
     // Once someone else holds a newer token, the old one no longer changes anything.
-    pad.ok(&["lease", "release", "plan", "--token", &first]);
+    pad.ok(&[
+        "--author", "agent-a", "lease", "release", "plan", "--token", &first,
+    ]);
     pad.ok(&[
         "--author", "agent-b", "lease", "acquire", "plan", "--ttl", "60s",
     ]);

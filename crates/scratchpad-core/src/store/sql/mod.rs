@@ -1474,7 +1474,8 @@ impl<B: Backend> Store for SqlStore<B> {
 
     fn leases(&self, session: &str) -> Result<Vec<Lease>> {
         let sql = format!(
-            "SELECT name, holder, token, acquired_at, expires_at, {} FROM leases WHERE session = ?1 \
+            "SELECT name, holder, token, acquired_at, expires_at, released_at, {} FROM leases \
+             WHERE session = ?1 \
              ORDER BY name",
             self.dialect().now_ms
         );
