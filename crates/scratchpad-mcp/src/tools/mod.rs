@@ -55,7 +55,7 @@ pub fn definitions() -> Vec<Tool> {
         tool::<WriteArgs, EntrySummary>(
             WRITE,
             "Save a note (plan, findings, decisions) or a value of any `content` size; it survives \
-             compaction and restarts. Large values come back as a preview to read in slices.",
+             compaction and restarts. Large values return a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
@@ -99,8 +99,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
-            "Claim a note while you edit it: `action`=acquire gives a `token` (`ttl` default 60s) \
-             to pass as `lease` to writes; stale or released tokens are refused.",
+            "Claim a note while editing: `action`=acquire gives a `token` (`ttl` default 60s; \
+             `holder`: you) to pass as `lease` to writes; stale or released tokens are refused.",
             annotations(false, false, false),
         ),
     ]
