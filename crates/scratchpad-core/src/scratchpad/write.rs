@@ -425,25 +425,7 @@ impl Scratchpad {
         let existing = self.lookup(name)?;
         let version = check_expected(&existing.info, if_version)?;
         let info = &existing.info;
-        if info.kind == Kind::Binary {
-            return Err(Error::WrongKind(Advice::text(format!(
-                "`{}` is binary; edit changes text entries",
-                info.name
-            ))));
-        }
-        if info.bytes > EDIT_MAX_BYTES {
-            return Err(Error::TooLarge(Advice::text(format!(
-                "`{}` is {} bytes; edit rewrites entries up to {} bytes. Write a new entry instead",
-                info.name,
-                thousands(info.bytes),
-                thousands(EDIT_MAX_BYTES)
-            ))));
-        }
-        let mut text = String::new();
-        EntryContent::new(self.store.as_ref(), &existing)
-            .reader_at_byte(0)?
-            .read_to_string(&mut text)
-            .map_err(from_io)?;
+        let text = self.editable_text(&existing, "edit", "changes text entries")?;
         let count = text.matches(old).count();
         let replaced = match (count, replace_all) {
             (0, _) => {
@@ -520,25 +502,7 @@ impl Scratchpad {
         let existing = self.lookup(name)?;
         let version = check_expected(&existing.info, if_version)?;
         let info = &existing.info;
-        if info.kind == Kind::Binary {
-            return Err(Error::WrongKind(Advice::text(format!(
-                "`{}` is binary; insert adds lines to text entries",
-                info.name
-            ))));
-        }
-        if info.bytes > EDIT_MAX_BYTES {
-            return Err(Error::TooLarge(Advice::text(format!(
-                "`{}` is {} bytes; insert rewrites entries up to {} bytes. Write a new entry instead",
-                info.name,
-                thousands(info.bytes),
-                thousands(EDIT_MAX_BYTES)
-            ))));
-        }
-        let mut current = String::new();
-        EntryContent::new(self.store.as_ref(), &existing)
-            .reader_at_byte(0)?
-            .read_to_string(&mut current)
-            .map_err(from_io)?;
+        let current = self.editable_text(&existing, "insert", "adds lines to text entries")?;
         let lines = line_count(&current);
         if after_line > lines {
             return Err(Error::invalid(format!(
@@ -740,5 +704,33 @@ pub(super) fn check_expected(info: &EntryInfo, if_version: Option<u64>) -> Resul
             current: Some(info.version),
         })),
         _ => Ok(info.version),
+    }
+}
+
+impl Scratchpad {
+    /// The whole text of an entry an in-place change (`verb`, which `does` what it does) rewrites:
+    /// refused for binary entries and above [`EDIT_MAX_BYTES`].
+    fn editable_text(&self, existing: &Entry, verb: &str, does: &str) -> Result<String> {
+        let info = &existing.info;
+        if info.kind == Kind::Binary {
+            return Err(Error::WrongKind(Advice::text(format!(
+                "`{}` is binary; {verb} {does}",
+                info.name
+            ))));
+        }
+        if info.bytes > EDIT_MAX_BYTES {
+            return Err(Error::TooLarge(Advice::text(format!(
+                "`{}` is {} bytes; {verb} rewrites entries up to {} bytes. Write a new entry instead",
+                info.name,
+                thousands(info.bytes),
+                thousands(EDIT_MAX_BYTES)
+            ))));
+        }
+        let mut text = String::new();
+        EntryContent::new(self.store.as_ref(), existing)
+            .reader_at_byte(0)?
+            .read_to_string(&mut text)
+            .map_err(from_io)?;
+        Ok(text)
     }
 }
