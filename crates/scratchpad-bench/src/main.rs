@@ -2,6 +2,8 @@
 //! run, repeated, and prints min, median and the ratio of medians. Machines here are noisy; ratios
 //! measured side by side are what the targets are stated in.
 
+mod ui;
+
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -290,6 +292,11 @@ fn main() -> Result<()> {
     }
     if want("list") || want("gc") {
         rows.extend(list_and_gc(size, reps.min(3))?);
+    }
+    if want("ui") {
+        // The view's figures are stated for a 1 GB entry: `--gig` gives it that size.
+        let entry = if args.gig { 1_000_000_000 } else { size };
+        rows.extend(ui::rows(entry, reps)?);
     }
     print_rows(&rows);
     Ok(())
