@@ -163,6 +163,7 @@ async fn entries(
     Ok(Json(json!({
         "entries": page.entries,
         "next_cursor": page.next_cursor,
+        "prev_cursor": page.prev_cursor,
         "leases": leases,
     })))
 }

@@ -14,7 +14,7 @@ use std::ops::RangeInclusive;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::history::{Change, History, HistoryPolicy};
 use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source};
@@ -249,24 +249,87 @@ pub struct Page {
     pub entries: Vec<EntryInfo>,
     /// Pass back to get the next page; `None` on the last one.
     pub next_cursor: Option<String>,
+    /// Pass back to get the page before this one; `None` on the first one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub prev_cursor: Option<String>,
+}
+
+/// Where a listing starts: after a row (the next page), or just before one (the previous page).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Cursor {
+    After(i64, i64),
+    Before(i64, i64),
+}
+
+/// A cursor for the page before the one starting at this row.
+const BEFORE: char = '<';
+
+impl Cursor {
+    pub(crate) fn parse(cursor: &str) -> Result<Self> {
+        let (before, key) = match cursor.strip_prefix(BEFORE) {
+            Some(key) => (true, key),
+            None => (false, cursor),
+        };
+        let (updated, row) = key
+            .split_once('.')
+            .and_then(|(u, r)| Some((u.parse().ok()?, r.parse().ok()?)))
+            .ok_or_else(|| {
+                Error::invalid(format!(
+                    "invalid cursor `{cursor}`; pass a page's next_cursor or prev_cursor unchanged"
+                ))
+            })?;
+        Ok(if before {
+            Self::Before(updated, row)
+        } else {
+            Self::After(updated, row)
+        })
+    }
 }
 
 impl Page {
     /// A page from rows fetched newest first with one row more than `limit` (the `rowid`-like key of
-    /// each row alongside): the extra row only says that another page follows.
-    pub(crate) fn from_rows(mut rows: Vec<(i64, Entry)>, limit: usize) -> Self {
+    /// each row alongside): the extra row only says that another page follows. `after_a_page` says
+    /// whether a page comes before this one.
+    pub(crate) fn from_rows(mut rows: Vec<(i64, Entry)>, limit: usize, after_a_page: bool) -> Self {
         let next_cursor = if rows.len() > limit {
             rows.truncate(limit);
-            rows.last()
-                .map(|(key, entry)| format!("{}.{}", entry.info.updated_at, key))
+            rows.last().map(|(key, entry)| key_of(key, entry))
         } else {
             None
+        };
+        let prev_cursor = match rows.first() {
+            Some((key, entry)) if after_a_page => Some(format!("{BEFORE}{}", key_of(key, entry))),
+            _ => None,
         };
         Self {
             entries: rows.into_iter().map(|(_, entry)| entry.info).collect(),
             next_cursor,
+            prev_cursor,
         }
     }
+
+    /// A page from rows fetched oldest first from just before a later page, with one row more than
+    /// `limit`, which says that an earlier page comes before this one.
+    pub(crate) fn from_rows_before(mut rows: Vec<(i64, Entry)>, limit: usize) -> Self {
+        let earlier = rows.len() > limit;
+        rows.truncate(limit);
+        rows.reverse();
+        // The later page this one was asked from follows it.
+        let next_cursor = rows.last().map(|(key, entry)| key_of(key, entry));
+        let prev_cursor = match rows.first() {
+            Some((key, entry)) if earlier => Some(format!("{BEFORE}{}", key_of(key, entry))),
+            _ => None,
+        };
+        Self {
+            entries: rows.into_iter().map(|(_, entry)| entry.info).collect(),
+            next_cursor,
+            prev_cursor,
+        }
+    }
+}
+
+fn key_of(key: &i64, entry: &Entry) -> String {
+    format!("{}.{}", entry.info.updated_at, key)
 }
 
 /// A full-text search hit.

@@ -368,6 +368,48 @@ fn search_sees_every_write_whether_indexed_or_waiting(backend: Backend) {
     assert_eq!(names("late"), ["late"]);
 }
 
+fn list_pages_back_the_way_they_came(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    for i in 0..25 {
+        put(&pad, &format!("note-{i:02}"), format!("n{i}").as_bytes());
+    }
+    let filter = ListFilter::default();
+    let names = |page: &scratchpad_core::Page| -> Vec<String> {
+        page.entries.iter().map(|e| e.name.clone()).collect()
+    };
+    let mut forward = vec![pad.list(&filter, None, 10).unwrap()];
+    while let Some(next) = forward.last().and_then(|p| p.next_cursor.clone()) {
+        forward.push(pad.list(&filter, Some(&next), 10).unwrap());
+    }
+    assert_eq!(forward.len(), 3);
+    assert_eq!(
+        forward[0].prev_cursor, None,
+        "the first page has none before it"
+    );
+    // From the last page back to the first, the same pages as going forward.
+    let mut page = forward[2].clone();
+    for expected in [&forward[1], &forward[0]] {
+        let prev = page.prev_cursor.clone().unwrap();
+        page = pad.list(&filter, Some(&prev), 10).unwrap();
+        assert_eq!(names(&page), names(expected));
+        assert_eq!(page.next_cursor, expected.next_cursor);
+        assert_eq!(page.prev_cursor.is_some(), expected.prev_cursor.is_some());
+    }
+    // Written meanwhile at the top: going back from page 2 gives the page just before it, and
+    // once fewer than a page are left above, the whole first page, newest first.
+    put(&pad, "newest", b"new");
+    let back = pad
+        .list(&filter, forward[1].prev_cursor.as_deref(), 10)
+        .unwrap();
+    assert_eq!(names(&back), names(&forward[0]));
+    let top = pad.list(&filter, back.prev_cursor.as_deref(), 10).unwrap();
+    assert_eq!(top.entries.len(), 10);
+    assert_eq!(top.entries[0].name, "newest");
+    assert_eq!(top.prev_cursor, None);
+    let err = pad.list(&filter, Some("<yesterday"), 10).unwrap_err();
+    assert!(err.to_string().contains("prev_cursor unchanged"), "{err}");
+}
+
 fn stats_count_tokens_kept_out_of_context(backend: Backend) {
     let (_store, pad) = backend.pad();
     put(&pad, "log", log_with_errors(10_000, &[]).as_bytes());
@@ -385,6 +427,7 @@ backend_tests!(
     quota_evicts_least_recently_read_unpinned_entries,
     turns_are_listed_and_expired_together,
     list_pages_newest_first_with_filters,
+    list_pages_back_the_way_they_came,
     search_ranks_entries_and_shows_snippets,
     search_sees_every_write_whether_indexed_or_waiting,
     stats_count_tokens_kept_out_of_context,

@@ -27,7 +27,7 @@ pub(crate) async fn page(
 async fn render(app: &App, session: String, raw: Option<String>) -> Result<String, Failure> {
     let query = Query::parse(raw.as_deref());
     let listing = Listing::from_query(&query)?;
-    let page_number = query.number("page")?.unwrap_or(1).max(1);
+    let page_number = query.number("page")?.map(|n| n.max(1));
     let filter = listing.filter.clone();
     let cursor = listing.cursor.clone();
     let limit = listing.limit;
@@ -82,12 +82,7 @@ async fn render(app: &App, session: String, raw: Option<String>) -> Result<Strin
         }
         body.push_str("</tbody></table>");
     }
-    body.push_str(&pager(
-        &query,
-        &session,
-        page_number,
-        page.next_cursor.as_deref(),
-    ));
+    body.push_str(&pager(&query, &session, page_number, &page));
     let document = Page::new(format!("{session} · entries"), "entries")
         .crumb("Sessions", Some("/".to_owned()))
         .crumb(session.clone(), None)
@@ -174,8 +169,14 @@ pub(crate) fn kind_name(kind: Kind) -> &'static str {
     kind.as_str()
 }
 
-/// Links to the first and the next page, keeping the filters.
-fn pager(query: &Query, session: &str, page_number: u64, next: Option<&str>) -> String {
+/// Links to the first, the previous and the next page, keeping the filters. `number` is the page's
+/// number counted from the first, when its address says it (a shared link may not).
+fn pager(
+    query: &Query,
+    session: &str,
+    number: Option<u64>,
+    page: &scratchpad_core::Page,
+) -> String {
     let mut kept: Vec<(&str, String)> = Vec::new();
     for key in ["name", "kind", "author", "limit"] {
         if let Some(value) = query.get(key) {
@@ -183,23 +184,46 @@ fn pager(query: &Query, session: &str, page_number: u64, next: Option<&str>) -> 
         }
     }
     let base = session_path(session);
-    let mut links = Vec::new();
-    if page_number > 1 {
-        let first = if kept.is_empty() {
+    let at = |cursor: Option<&str>, number: Option<u64>| {
+        let mut params = kept.clone();
+        if let Some(cursor) = cursor {
+            params.push(("cursor", cursor.to_owned()));
+        }
+        if let Some(number) = number.filter(|_| cursor.is_some()) {
+            params.push(("page", number.to_string()));
+        }
+        let address = if params.is_empty() {
             base.clone()
         } else {
-            format!("{base}?{}", encode(&kept))
+            format!("{base}?{}", encode(&params))
         };
-        links.push(format!("<a href=\"{}\">← First page</a>", esc(&first)));
-        links.push(format!("<span class=\"quiet\">page {page_number}</span>"));
+        esc(&address)
+    };
+    let first = at(None, None);
+    let mut links = Vec::new();
+    if let Some(cursor) = &page.prev_cursor {
+        // Back from the second page is the first page as it is now, newest first.
+        let previous = match number {
+            Some(n) if n <= 2 => first.clone(),
+            _ => at(Some(cursor), number.map(|n| n - 1)),
+        };
+        if previous != first {
+            links.push(format!("<a href=\"{first}\">← First page</a>"));
+        }
+        links.push(format!(
+            "<a href=\"{previous}\" rel=\"prev\">← Previous page</a>"
+        ));
     }
-    if let Some(cursor) = next {
-        let mut params = kept.clone();
-        params.push(("cursor", cursor.to_owned()));
-        params.push(("page", (page_number + 1).to_string()));
+    if let Some(n) = number.filter(|&n| n > 1) {
+        links.push(format!("<span class=\"quiet\">page {n}</span>"));
+    }
+    if let Some(cursor) = &page.next_cursor {
+        let next = number
+            .or(page.prev_cursor.is_none().then_some(1))
+            .map(|n| n + 1);
         links.push(format!(
             "<a href=\"{}\" rel=\"next\">Next page →</a>",
-            esc(&format!("{base}?{}", encode(&params)))
+            at(Some(cursor), next)
         ));
     }
     if links.is_empty() {

@@ -174,16 +174,67 @@ fn paging_walks_every_entry_once() {
             let name = part.split('"').next().unwrap().to_owned();
             assert!(seen.insert(name), "listed twice");
         }
-        let Some(at) = text.find("\" rel=\"next\"") else {
+        let Some(next) = link(&text, "next") else {
             break;
         };
-        let href = &text[..at];
-        path = href[href.rfind("href=\"").unwrap() + 6..].replace("&amp;", "&");
+        path = next;
     }
     assert_eq!(seen.len(), 250);
     assert_eq!(pages, 3);
     let filtered = served.get("/s/default?name=note-24").text();
     assert_eq!(filtered.matches("<tr data-name=").count(), 10);
+}
+
+/// The address of the page's link with this `rel`, as a browser would follow it.
+fn link(page: &str, rel: &str) -> Option<String> {
+    let at = page.find(&format!("\" rel=\"{rel}\""))?;
+    let href = &page[..at];
+    Some(href[href.rfind("href=\"")? + 6..].replace("&amp;", "&"))
+}
+
+fn rows(page: &str) -> Vec<String> {
+    page.split("<tr data-name=\"")
+        .skip(1)
+        .map(|part| part.split('"').next().unwrap_or_default().to_owned())
+        .collect()
+}
+
+#[test]
+fn previous_page_links_walk_back_to_the_first() {
+    let (dir, pad) = sqlite_pad();
+    for i in 0..45 {
+        note(&pad, &format!("note-{i:03}"), "x");
+    }
+    let served = serve(pad, Some(dir));
+    let mut forward = vec![served.get("/s/default?name=note&limit=10").text()];
+    assert_eq!(
+        link(&forward[0], "prev"),
+        None,
+        "nothing before the first page"
+    );
+    while let Some(next) = link(forward.last().unwrap(), "next") {
+        forward.push(served.get(&next).text());
+    }
+    assert_eq!(forward.len(), 5);
+    assert!(forward[3].contains("page 4"), "pages are numbered");
+    let mut page = forward[4].clone();
+    for expected in forward[..4].iter().rev() {
+        let prev = link(&page, "prev").unwrap();
+        assert!(
+            prev.contains("name=note") && prev.contains("limit=10"),
+            "{prev}"
+        );
+        page = served.get(&prev).text();
+        assert_eq!(rows(&page), rows(expected));
+    }
+    assert_eq!(link(&page, "prev"), None);
+    // A shared link without its page number still leads back and forward.
+    let third = link(&forward[1], "next").unwrap();
+    let unnumbered = third.split("&page=").next().unwrap().to_owned();
+    let shared = served.get(&unnumbered).text();
+    assert_eq!(rows(&shared), rows(&forward[2]));
+    let back = served.get(&link(&shared, "prev").unwrap()).text();
+    assert_eq!(rows(&back), rows(&forward[1]));
 }
 
 #[test]

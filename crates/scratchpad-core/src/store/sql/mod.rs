@@ -11,7 +11,7 @@ use std::fmt;
 use std::ops::RangeInclusive;
 
 use super::{
-    BlobWriter, ChunkPos, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
+    BlobWriter, ChunkPos, Cursor, Entry, EntryChange, EntryWrite, GcPolicy, GcReport, KindTotals,
     ListFilter, Locate, NameChoice, Page, PendingBlob, Reusable, SearchHit, SessionKindTotals,
     Store, UsageBucket, UsageEvent, UsageKind, Watch, WriteCondition, Writer,
 };
@@ -954,17 +954,6 @@ fn escape_like(s: &str) -> String {
         .replace('_', "\\_")
 }
 
-fn parse_cursor(cursor: &str) -> Result<(i64, i64)> {
-    cursor
-        .split_once('.')
-        .and_then(|(u, r)| Some((u.parse().ok()?, r.parse().ok()?)))
-        .ok_or_else(|| {
-            Error::invalid(format!(
-                "invalid cursor `{cursor}`; pass the next_cursor value of the previous page unchanged"
-            ))
-        })
-}
-
 impl<B: Backend> Store for SqlStore<B> {
     fn begin_blob(&self) -> Result<Box<dyn BlobWriter + '_>> {
         Ok(Box::new(ContentWriter::new(self)))
@@ -1178,7 +1167,7 @@ impl<B: Backend> Store for SqlStore<B> {
         now: i64,
     ) -> Result<Page> {
         let limit = limit.clamp(1, 1000);
-        let cursor = cursor.map(parse_cursor).transpose()?;
+        let cursor = cursor.map(Cursor::parse).transpose()?;
         let prefix = filter
             .prefix
             .as_deref()
@@ -1199,13 +1188,20 @@ impl<B: Backend> Store for SqlStore<B> {
             }
             sql.push_str(&text);
         }
-        if let Some((updated, row)) = cursor {
-            clause(
+        match cursor {
+            Some(Cursor::After(updated, row)) => clause(
                 &mut sql,
                 &mut params,
                 " AND (e.updated_at, e.rowid) < (??, ??)",
                 &[Param::Int(updated), Param::Int(row)],
-            );
+            ),
+            Some(Cursor::Before(updated, row)) => clause(
+                &mut sql,
+                &mut params,
+                " AND (e.updated_at, e.rowid) > (??, ??)",
+                &[Param::Int(updated), Param::Int(row)],
+            ),
+            None => {}
         }
         if let Some(kind) = filter.kind {
             clause(
@@ -1255,17 +1251,29 @@ impl<B: Backend> Store for SqlStore<B> {
                 &[Param::Text(author)],
             );
         }
-        // One row more than the page says whether another page follows.
+        // One row more than the page says whether another page follows (or, going back, comes
+        // before).
+        let before = matches!(cursor, Some(Cursor::Before(..)));
         clause(
             &mut sql,
             &mut params,
-            " ORDER BY e.updated_at DESC, e.rowid DESC LIMIT ??",
+            if before {
+                " ORDER BY e.updated_at ASC, e.rowid ASC LIMIT ??"
+            } else {
+                " ORDER BY e.updated_at DESC, e.rowid DESC LIMIT ??"
+            },
             &[Param::count(limit as u64 + 1)],
         );
-        self.read(|c| {
-            let rows = c.rows(&sql, &params, entry_from_row)?;
-            Ok(Page::from_rows(rows, limit))
-        })
+        let rows = self.read(|c| c.rows(&sql, &params, entry_from_row))?;
+        if !before {
+            return Ok(Page::from_rows(rows, limit, cursor.is_some()));
+        }
+        if rows.len() <= limit {
+            // Back at the top, where fewer rows than a page are left: the first page, whole, so
+            // that pages keep their size and their boundaries going forward again.
+            return self.list(session, filter, None, limit, now);
+        }
+        Ok(Page::from_rows_before(rows, limit))
     }
 
     fn recent_names(&self, session: &str, limit: usize, now: i64) -> Result<Vec<String>> {
