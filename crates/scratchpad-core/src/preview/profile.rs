@@ -226,10 +226,12 @@ pub(crate) enum Track {
 #[derive(Debug, Clone, Copy)]
 enum Pending {
     None,
-    /// Inside a Python traceback that began on this line.
+    /// Inside a Python traceback that began on this line, at the level of the log record it
+    /// belongs to.
     Traceback {
         start: u64,
         in_head: bool,
+        level: Level,
     },
     /// The event of `group` at line `anchor` may be completed by the next line(s).
     Detail {
@@ -300,6 +302,25 @@ impl Hasher for Prehashed {
 /// (bounds memory when every line has a name of its own).
 const MAX_INDEXED_TEMPLATES: usize = 1 << 16;
 
+/// The level of a traceback that starts after a line at `previous`: a log record that carries a
+/// traceback (`log.debug("retrying", exc_info=True)`) prints it under its message, and the
+/// traceback is as severe as the record, so a tool's own debug traces rank below the failure they
+/// explain. Without a record above it, a traceback is a crash: an error.
+fn traceback_level(previous: Option<Level>) -> Level {
+    previous.unwrap_or(Level::Error)
+}
+
+/// A traceback's exception line recorded below error, kept in case it turns out to end the output.
+#[derive(Debug)]
+struct Demoted {
+    start: u64,
+    number: u64,
+    text: Vec<u8>,
+    frame: Vec<NumberedLine>,
+    in_head: bool,
+    level: Level,
+}
+
 /// Groups per bucket (seven levels and "no level").
 const BUCKETS: usize = 8;
 
@@ -337,6 +358,10 @@ pub(crate) struct Profiler {
     header: Option<(u64, Vec<u8>)>,
     /// Inside a commit's message in `git log` output: its lines are prose, not events.
     in_commit_message: bool,
+    /// The level of the line before this one, if it had one.
+    previous_level: Option<Level>,
+    /// The last traceback logged below error, until a line with a level follows it.
+    demoted: Option<Demoted>,
     pub paths: super::paths::PathStats,
     /// Forms that differ by a name, masked where they do (summaries only).
     forms: super::forms::Forms,
@@ -363,6 +388,8 @@ impl Profiler {
             block_span: 0,
             header: None,
             in_commit_message: false,
+            previous_level: None,
+            demoted: None,
             paths: super::paths::PathStats::default(),
             forms: super::forms::Forms::default(),
             scratch: Vec::with_capacity(super::template::TEMPLATE_BYTES),
@@ -383,6 +410,11 @@ impl Profiler {
         } else {
             classify(line)
         };
+        let previous_level = std::mem::replace(&mut self.previous_level, class.level);
+        if class.level.is_some() {
+            // The program went on after a traceback it logged below error.
+            self.demoted = None;
+        }
         if class.level.is_none() && report::is_path_header(line) {
             let header = self.header.get_or_insert_with(|| (0, Vec::new()));
             header.0 = number;
@@ -420,6 +452,7 @@ impl Profiler {
             Pending::Traceback {
                 start,
                 in_head: start_in_head,
+                level,
             } => {
                 if line.first().is_none_or(|&b| b == b' ' || b == b'\t') {
                     // The innermost frame is the last: keep its `File …` line and its code line.
@@ -438,32 +471,25 @@ impl Profiler {
                     self.pending = Pending::Traceback {
                         start,
                         in_head: start_in_head,
+                        level,
                     };
                     self.other(number, line, in_head, LineClass::NONE);
                     return;
                 }
                 // The first line back at the margin is the exception: `ValueError: bad input`.
-                let name = line
-                    .iter()
-                    .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'))
-                    .count();
-                let class = LineClass {
-                    level: Some(Level::Error),
-                    kind: LineKind::Traceback,
-                    how: if name > 0 { How::Exception } else { How::None },
-                    start: 0,
-                    end: name as u32,
-                    grade: 0,
-                };
-                self.counts.error += 1;
-                let group = self.record(number, line, in_head, &class, Some(start));
                 let frame = std::mem::take(&mut self.traceback_frame);
-                if let Some(group) = group
-                    && !frame.is_empty()
-                {
-                    self.note_span(&class, number, frame[0].line);
-                    self.put_details(group, number, frame, false);
+                if level < Level::Error {
+                    // Under a record below error: the program went on, unless nothing follows.
+                    self.demoted = Some(Demoted {
+                        start,
+                        number,
+                        text: line.to_vec(),
+                        frame: frame.clone(),
+                        in_head,
+                        level,
+                    });
                 }
+                self.exception(number, line, in_head, start, level, frame);
                 return;
             }
             Pending::Detail {
@@ -571,6 +597,7 @@ impl Profiler {
                 self.pending = Pending::Traceback {
                     start: number,
                     in_head,
+                    level: traceback_level(previous_level),
                 };
                 self.traceback_text =
                     super::text::shorten(&String::from_utf8_lossy(line), self.example_chars);
@@ -959,19 +986,47 @@ impl Profiler {
         }
     }
 
-    /// Ends the input: a traceback it cut short is anchored at its first line.
+    /// Ends the input: a traceback it cut short is anchored at its first line, and one that ended
+    /// the output is the error it was.
     pub fn finish(&mut self) {
+        if let Some(crash) = self.demoted.take() {
+            // Logged below error, yet nothing with a level came after it: the program stopped
+            // there, so it is the failure, whatever the line above it said.
+            let slot = self.counts.slot(Some(crash.level));
+            *slot = slot.saturating_sub(1);
+            if let Some(group) = self.groups.iter_mut().find(|g| {
+                g.level == Some(crash.level)
+                    && g.kind == LineKind::Traceback
+                    && g.first_line <= crash.number
+                    && g.last_line >= crash.number
+            }) {
+                group.count = group.count.saturating_sub(1);
+            }
+            self.exception(
+                crash.number,
+                &crash.text,
+                crash.in_head,
+                crash.start,
+                Level::Error,
+                crash.frame,
+            );
+        }
         let pending = std::mem::replace(&mut self.pending, Pending::None);
         if let Pending::Block { group, anchor, .. } = pending {
             self.close_block(group, anchor);
         }
-        if let Pending::Traceback { start, in_head } = pending {
-            // The traceback's first line was counted without a level; it becomes the error.
+        if let Pending::Traceback {
+            start,
+            in_head,
+            level,
+        } = pending
+        {
+            // The traceback's first line was counted without a level; it becomes the event.
             self.counts.unleveled = self.counts.unleveled.saturating_sub(1);
-            self.counts.error += 1;
+            *self.counts.slot(Some(level)) += 1;
             let text = std::mem::take(&mut self.traceback_text);
             let class = LineClass {
-                level: Some(Level::Error),
+                level: Some(level),
                 kind: LineKind::Traceback,
                 how: How::Phrase,
                 start: 0,
@@ -983,6 +1038,41 @@ impl Profiler {
                 self.uncount_unleveled(start);
             }
             self.record(start, text.as_bytes(), in_head, &class, None);
+        }
+    }
+
+    /// Records a traceback's exception line at `level`, with the frame that raised it as detail.
+    fn exception(
+        &mut self,
+        number: u64,
+        line: &[u8],
+        in_head: bool,
+        start: u64,
+        level: Level,
+        frame: Vec<NumberedLine>,
+    ) {
+        let name = line
+            .iter()
+            .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'))
+            .count();
+        let class = LineClass {
+            level: Some(level),
+            kind: LineKind::Traceback,
+            how: if name > 0 { How::Exception } else { How::None },
+            start: 0,
+            end: name as u32,
+            grade: 0,
+        };
+        *self.counts.slot(Some(level)) += 1;
+        if !self.tracks(&class) {
+            return;
+        }
+        let group = self.record(number, line, in_head, &class, Some(start));
+        if let Some(group) = group
+            && !frame.is_empty()
+        {
+            self.note_span(&class, number, frame[0].line);
+            self.put_details(group, number, frame, false);
         }
     }
 

@@ -234,6 +234,80 @@ fn a_python_traceback_is_one_event_at_its_exception() {
     assert_eq!(preview.profile.levels.error, 1);
 }
 
+/// A Python log in the format `logging.basicConfig` is given: `lines` INFO records, with a
+/// traceback logged under a DEBUG record (`exc_info=True`) every `every` lines (none for 0).
+fn log_with_debug_tracebacks(lines: u32, every: u32) -> String {
+    let mut out = String::new();
+    for i in 0..lines {
+        out.push_str(&format!(
+            "2026-11-26 02:08:17,{:03} INFO sync: synced batch {i} ({} rows)\n",
+            i % 1000,
+            i * 7
+        ));
+        if every > 0 && i % every == 5 {
+            out.push_str(&format!(
+                "2026-11-26 02:08:17,{:03} DEBUG sync: retrying fetch of page {i}\n\
+                 Traceback (most recent call last):\n  File \"/srv/sync/fetch.py\", line 88, in fetch\n    \
+                 body = conn.read(timeout=5)\nTimeoutError: read timed out after 5s (attempt {i})\n",
+                i % 1000
+            ));
+        }
+    }
+    out
+}
+
+/// A tool's own debug traceback (a retry it logged at DEBUG with its traceback) is as severe as
+/// its record, so it ranks below the failure it explains instead of crowding it out.
+#[test]
+fn a_traceback_logged_at_debug_ranks_below_the_failure() {
+    let mut text = log_with_debug_tracebacks(3_000, 97);
+    text.push_str(
+        "2026-11-26 02:08:18,000 ERROR sync: sync failed: 3 tables missing primary keys\n",
+    );
+    text.push_str(&log_with_debug_tracebacks(400, 0));
+    let preview = text_preview(&text, &PreviewConfig::default());
+    assert_eq!(preview.profile.levels.error, 1, "{}", preview.text);
+    assert_eq!(preview.profile.levels.debug, 2 * 31, "{}", preview.text);
+    let notable = preview
+        .text
+        .split("[notable lines from the omitted part")
+        .nth(1)
+        .unwrap_or_else(|| panic!("nothing notable in\n{}", preview.text));
+    assert!(notable.contains("sync failed"), "{}", preview.text);
+    assert!(!notable.contains("TimeoutError"), "{}", preview.text);
+    let grep = preview.profile.grep.unwrap();
+    assert!(grep.finds.starts_with("error at line "), "{}", grep.finds);
+    let regex = RegexBuilder::new(&grep.pattern)
+        .case_insensitive(grep.ignore_case)
+        .build()
+        .unwrap();
+    assert_eq!(text.lines().filter(|l| regex.is_match(l)).count(), 1);
+}
+
+/// A traceback that ends the output is the crash that stopped the program, even when the last
+/// record above it was at DEBUG; one logged at ERROR stays an error.
+#[test]
+fn a_traceback_that_ends_the_output_is_an_error_whatever_came_before() {
+    let mut text = log_with_debug_tracebacks(2_000, 0);
+    text.push_str(
+        "2026-11-26 02:08:18,000 DEBUG sync: about to flush\n\
+         Traceback (most recent call last):\n  File \"/srv/sync/main.py\", line 12, in <module>\n    \
+         flush()\nRuntimeError: flush failed: disk quota exceeded\n",
+    );
+    let preview = text_preview(&text, &PreviewConfig::default());
+    assert_eq!(preview.profile.levels.error, 1, "{}", preview.text);
+    assert_eq!(preview.profile.levels.debug, 1, "{}", preview.text);
+    assert!(preview.text.contains("RuntimeError: flush failed"));
+    let logged = format!(
+        "{}2026-11-26 02:08:18,000 ERROR sync: giving up\nTraceback (most recent call last):\n  \
+         File \"/srv/sync/main.py\", line 12, in <module>\n    flush()\nOSError: disk full\n{}",
+        log_with_debug_tracebacks(2_000, 0),
+        log_with_debug_tracebacks(300, 0)
+    );
+    let preview = text_preview(&logged, &PreviewConfig::default());
+    assert_eq!(preview.profile.levels.error, 2, "{}", preview.text);
+}
+
 /// A JVM exception shows its root cause with the first line.
 #[test]
 fn a_jvm_exception_shows_its_root_cause() {
