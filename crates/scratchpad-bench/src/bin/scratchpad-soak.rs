@@ -640,6 +640,8 @@ fn soak(args: &Args) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let mut kills = 0u64;
     let mut failures = Vec::new();
+    // Workers that ended near the end of the run, accounted for already.
+    let mut reaped = HashSet::new();
     let mut loads = Vec::new();
     let mut last_load = Instant::now();
     let kill_every = Duration::from_secs(args.kill_every);
@@ -651,20 +653,25 @@ fn soak(args: &Args) -> Result<()> {
             last_load = Instant::now();
         }
         // A worker that died on its own before the end is a finding: note it and restart it.
-        for id in 0..children.len() {
-            if let Some(status) = children[id].try_wait()? {
+        for (id, child) in children.iter_mut().enumerate() {
+            if reaped.contains(&id) {
+                continue;
+            }
+            if let Some(status) = child.try_wait()? {
                 if !status.success() {
                     failures.push(run.failure(id, status));
                 }
                 if now_ms() + 1_000 < run.until {
-                    children[id] = run.spawn(id)?;
+                    *child = run.spawn(id)?;
+                } else {
+                    reaped.insert(id);
                 }
             }
         }
         if args.kill_every > 0 && Instant::now() >= next_kill {
             next_kill += kill_every;
             let id = run.rng.below(args.workers as u64) as usize;
-            if children[id].try_wait()?.is_none() {
+            if !reaped.contains(&id) && children[id].try_wait()?.is_none() {
                 children[id].kill()?;
                 children[id].wait()?;
                 kills += 1;
@@ -674,7 +681,9 @@ fn soak(args: &Args) -> Result<()> {
     }
     // Each stops on its own at the end, after the operation it is in; one that does not is hung.
     let stop_by = Instant::now() + STOP_GRACE;
-    let mut running: Vec<usize> = (0..children.len()).collect();
+    let mut running: Vec<usize> = (0..children.len())
+        .filter(|id| !reaped.contains(id))
+        .collect();
     while !running.is_empty() {
         let mut still = Vec::new();
         for id in running {
