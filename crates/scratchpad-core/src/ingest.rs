@@ -16,6 +16,8 @@ use crate::preview::{
 };
 use crate::read::Stop;
 use crate::store::{BlobStats, BlobWriter, CHUNK_BYTES, Chunk, PendingBlob, Store};
+
+mod boundary;
 /// Bytes kept to sniff a binary type from magic bytes.
 const SNIFF_BYTES: usize = 8 * 1024;
 /// Text indexed for full-text search: the start and the end of each entry (bytes).
@@ -213,7 +215,7 @@ impl<'a, 'scope, 'env> Pass<'a, 'scope, 'env> {
                 }
             }
             if self.filled == CHUNK_BYTES {
-                let cut = char_cut(&self.pending);
+                let cut = boundary::chunk_cut(&self.pending);
                 let mut next = vec![0; CHUNK_BYTES];
                 next[..CHUNK_BYTES - cut].copy_from_slice(&self.pending[cut..]);
                 let mut data = std::mem::replace(&mut self.pending, next);

@@ -231,9 +231,9 @@ pub(crate) fn as_text(data: &[u8]) -> std::borrow::Cow<'_, str> {
     String::from_utf8_lossy(data)
 }
 
-/// Chunks a read-ahead thread asks the store for at once (256 KiB each): one round trip to
-/// PostgreSQL per MiB.
-const READ_AHEAD_BATCH: u32 = 4;
+/// Chunks a read-ahead thread asks the store for at once (about 128 KiB each, 256 KiB at most, as
+/// their content cuts them): one round trip to PostgreSQL per MiB or so.
+const READ_AHEAD_BATCH: u32 = 8;
 /// Chunks fetched and not yet read that the read-ahead thread waits on before fetching more.
 const READ_AHEAD_CHUNKS: usize = 4;
 /// A read with fewer chunks left than this fetches them itself: starting a thread would cost more

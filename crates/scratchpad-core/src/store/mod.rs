@@ -20,7 +20,8 @@ use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source};
 use crate::preview::TextProfile;
 
-/// Target size of a stored chunk (bytes). Text chunks end on a character boundary, so a few bytes less.
+/// Largest stored chunk (bytes). Chunks end where their content says (see ingestion's boundaries),
+/// usually at a line end, and always on a character boundary of text.
 pub const CHUNK_BYTES: usize = 256 * 1024;
 
 /// Inputs of at least this many bytes are hashed before they are stored when content of their exact

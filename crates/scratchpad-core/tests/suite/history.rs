@@ -8,7 +8,7 @@ use scratchpad_core::{
     ReadMode, Scratchpad, Source, Target, Ttl, WriteOptions,
 };
 
-use crate::common::{Backend, log_with_errors, put};
+use crate::common::{Backend, TestStore, log_with_errors, put};
 
 /// The content of version `v` of the edited note: distinct, and a size of its own.
 fn body(v: u64) -> String {
@@ -601,7 +601,73 @@ fn concurrent_writers_of_recurring_content_are_never_refused(backend: Backend) {
     assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
 }
 
+/// Length and checksum of each chunk of the content `hash`, in order.
+fn chunk_signatures(store: &TestStore, backend: Backend, hash: &str) -> Vec<(i64, i64)> {
+    const SQL: &str = "SELECT c.len, c.checksum FROM chunks c JOIN blobs b ON b.id = c.blob \
+                       WHERE b.hash = $1 ORDER BY c.seq";
+    match backend {
+        Backend::Sqlite => {
+            let conn = rusqlite::Connection::open(store.sqlite_path()).unwrap();
+            let mut statement = conn.prepare(SQL).unwrap();
+            statement
+                .query_map([hash], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .map(Result::unwrap)
+                .collect()
+        }
+        Backend::Postgres => {
+            #[cfg(feature = "postgres")]
+            return store
+                .admin()
+                .query(SQL, &[&hash])
+                .unwrap()
+                .iter()
+                .map(|r| (r.get(0), r.get(1)))
+                .collect();
+            #[cfg(not(feature = "postgres"))]
+            unreachable!("PostgreSQL stores need the feature")
+        }
+    }
+}
+
+/// A version differs from the one before by what was edited, not by where its chunks happen to
+/// fall: a one-line edit that changes the line's length leaves every chunk but those around it
+/// as it was, which is what lets versions share them.
+fn a_one_line_edit_of_a_large_note_changes_only_the_chunks_around_it(backend: Backend) {
+    let (store, pad) = backend.pad();
+    let log = log_with_errors(120_000, &[]);
+    let first = put(&pad, "big", log.as_bytes());
+    let mut before = chunk_signatures(&store, backend, &first.hash);
+    assert!(before.len() > 20, "{} chunks", before.len());
+    for (n, line) in [(40_000, "worker 40000:"), (90_000, "worker 90000:")] {
+        let outcome = pad
+            .edit(
+                "big",
+                line,
+                &format!("{line}— edited, longer than it was — "),
+                false,
+                None,
+            )
+            .unwrap();
+        assert_eq!(outcome.replacements, 1, "line {n}");
+        let after = chunk_signatures(&store, backend, &outcome.entry.hash);
+        let new = after.iter().filter(|chunk| !before.contains(chunk)).count();
+        assert!(
+            new <= 2,
+            "{new} of {} chunks changed by editing line {n}",
+            after.len()
+        );
+        before = after;
+    }
+    let text = whole(&pad, "big");
+    assert_eq!(
+        text.len(),
+        log.len() + 2 * "— edited, longer than it was — ".len()
+    );
+}
+
 backend_tests!(
+    a_one_line_edit_of_a_large_note_changes_only_the_chunks_around_it,
     history_keeps_the_right_versions_after_100_edits_and_gc,
     every_version_is_kept_by_default,
     versions_past_the_age_limit_are_collected,

@@ -13,9 +13,19 @@ fn corrupt(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool) 
 
 /// Flips one byte of chunk `seq` of the content `hash` where the store keeps it.
 fn corrupt_chunk(store: &TestStore, backend: Backend, hash: &str, in_side_file: bool, seq: u32) {
-    let at = seq as usize * CHUNK_BYTES + 1_000;
     match (backend, in_side_file) {
         (Backend::Sqlite, true) => {
+            // Chunks end where their content says, so where chunk `seq` starts is asked, not reckoned.
+            let conn = rusqlite::Connection::open(store.sqlite_path()).unwrap();
+            let start: i64 = conn
+                .query_row(
+                    "SELECT byte_start FROM chunks \
+                     WHERE blob = (SELECT id FROM blobs WHERE hash = ?1) AND seq = ?2",
+                    rusqlite::params![hash, seq],
+                    |r| r.get(0),
+                )
+                .unwrap();
+            let at = usize::try_from(start).unwrap() + 1_000;
             let path = store
                 .dir
                 .as_ref()
