@@ -804,10 +804,10 @@ pub struct ReadArgs {
     /// Entry name or id
     #[arg(value_name = "REF")]
     pub reference: String,
-    /// The first N characters [default: 2000]
+    /// The first N lines, like head -n (characters: --range) [default: 100]
     #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
     pub head: Option<Option<u64>>,
-    /// The last N characters [default: 2000]
+    /// The last N lines, like tail -n [default: 100]
     #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
     pub tail: Option<Option<u64>>,
     /// Characters FROM-TO (0-based, end exclusive); FROM- reads to the end
