@@ -269,7 +269,7 @@ pub fn hint(info: &EntryInfo) -> Hint {
                 reads.push(read(ReadMode::Summary { from: None }));
             }
             reads.push(first_lines());
-            reads.push(read(ReadMode::Tail { n: Some(2_000) }));
+            reads.push(read(ReadMode::Tail { n: Some(100) }));
             (finds, reads)
         }
         Kind::Json => {

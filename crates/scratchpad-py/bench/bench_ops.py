@@ -52,7 +52,7 @@ def python_ops(big: str, directory: str, reps: int) -> Dict[str, List[float]]:
         "offload_large": lambda: pad.offload("bench", big),
         "read_lines": lambda: pad.read("big", lines=(middle, middle + 49)),
         "read_grep": lambda: pad.read("big", grep="ERROR", context=2),
-        "read_head": lambda: pad.read("big", head=2_000),
+        "read_head": lambda: pad.read("big", head=50),
         "write_note": lambda: pad.write("note", "1. reproduce the failure with the smallest input\n"),
     }
     timings: Dict[str, List[float]] = {}

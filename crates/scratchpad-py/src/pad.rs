@@ -442,8 +442,9 @@ impl Scratchpad {
     }
 
     /// Reads part of an entry (by name or id). Pass one way to read, e.g. `lines=(100, 120)`,
-    /// `grep="ERROR", context=2`, `head=500`, `tail=True`, `range=(0, 800)`, `json=".items[0]"`,
-    /// `bytes=(0, 3000)`, `full=True`, `summary=True`; none reads the head. `budget` caps the reply
+    /// `grep="ERROR", context=2`, `head=20` (the first 20 lines), `tail=True` (the last 100 lines),
+    /// `range=(0, 800)` (characters), `json=".items[0]"`, `bytes=(0, 3000)`, `full=True`,
+    /// `summary=True`; none reads the head. `budget` caps the reply
     /// (characters). `version` reads that version of the entry (`history` lists them) instead of
     /// the current one, with any of these.
     #[pyo3(signature = (name, *, head=None, tail=None, range=None, lines=None, grep=None, context=None, max_matches=None, ignore_case=false, from_line=None, json=None, bytes=None, full=false, force=false, summary=None, budget=None, version=None))]

@@ -67,10 +67,11 @@ def test_offload_result_names_json_and_binary(pad: Scratchpad) -> None:
 def test_every_read_mode(pad: Scratchpad) -> None:
     log = log_with_errors(5_000, [120, 2_500])
     pad.put(log, name="log")
-    head = pad.read("log", head=100)
-    assert head.text == log[:100] and "chars 0–100" in head.location
+    head = pad.read("log", head=10)
+    assert head.text == "".join(log.splitlines(keepends=True)[:10])
+    assert head.location == "lines 1–10 of 5,000" and head.first_line == 1
     assert pad.read("log").text == pad.read("log", head=True).text
-    assert pad.read("log", tail=50).text == log[-50:]
+    assert pad.read("log", tail=5).text == "".join(log.splitlines(keepends=True)[-5:])
     assert pad.read("log", range=(1_000, 1_200)).text == log[1_000:1_200]
     lines = pad.read("log", lines=(100, 120))
     assert lines.first_line == 100
@@ -98,7 +99,7 @@ def test_every_form_of_text_and_bytes_is_stored_exactly(pad: Scratchpad) -> None
     texts = ["ascii only\n" * 50_000, "café déjà vu\n" * 50_000, "日本語 ✓ 𝄞 🙂\n" * 50_000]
     for i, text in enumerate(texts):
         assert pad.content(pad.put(text, name=f"t{i}").name) == text.encode()
-        assert pad.read(f"t{i}", tail=3).text == text[-3:]
+        assert pad.read(f"t{i}", tail=3).text == text.splitlines(keepends=True)[0] * 3
         offloaded = pad.offload_result("tool", text)
         assert offloaded.stored and offloaded.entry is not None
         assert pad.content(offloaded.entry.name) == text.encode()
@@ -295,3 +296,23 @@ def test_the_shared_postgres_store() -> None:
     assert Scratchpad(url, session=session).read("plan", full=True).text == "shared"
     with pytest.raises(NotFound):
         Scratchpad(url, session=session + "-other").get("plan")
+
+
+def test_head_and_tail_count_lines(pad: Scratchpad) -> None:
+    """head=N and tail=N take lines, as head -n and tail -n count them (they took characters)."""
+    ten = "".join(f"line {i}\n" for i in range(1, 11))
+    pad.write("ten", ten)
+    pad.write("open", ten.rstrip("\n"))
+    three = pad.read("ten", head=3)
+    assert three.text == "line 1\nline 2\nline 3\n" and three.location == "lines 1–3 of 10"
+    for name in ("ten", "open"):
+        two = pad.read(name, tail=2)
+        assert two.text == "line 9\nline 10\n" and two.location == "lines 9–10 of 10"
+        assert two.numbered_text == " 9: line 9\n10: line 10\n"
+    assert pad.read("ten", head=50).text == ten and pad.read("ten", tail=50).text == ten
+    # One 5 MB line without a newline: bounded by the budget, continued by characters.
+    pad.write("one", "abcdefghij" * 500_000)
+    for reply in (pad.read("one", head=1), pad.read("one", tail=1)):
+        assert len(reply.text) < 9_000 and reply.truncated
+        assert reply.continuation is not None and "range" in reply.continuation
+        assert len(pad.read(reply.name, **reply.continuation).text) > 1_000

@@ -16,9 +16,9 @@ use scratchpad::client_config::{Client, Scope};
         Large outputs are stored whole; you see a short reference with a preview and read slices on demand. \
         Notes you write survive restarts.\n\n\
         Examples:\n  \
-        cargo test 2>&1 | scratchpad put --tool cargo_test\n  \
-        scratchpad run -- make build\n  \
-        scratchpad read cargo_test_1 --grep 'FAILED|error' -C 2\n  \
+        cargo test 2>&1 | scratchpad put tests --tool cargo_test\n  \
+        scratchpad run --name build -- make build\n  \
+        scratchpad read tests --grep 'FAILED|error' -C 2\n  \
         scratchpad write plan 'step 1: reproduce the bug'",
     max_term_width = 100
 )]
@@ -116,7 +116,7 @@ pub enum Command {
     #[command(
         long_about = "Pin an entry: it never expires and is never evicted to meet the quota.\n\n\
         Example:\n  \
-        scratchpad pin cargo_test_3"
+        scratchpad pin tests"
     )]
     Pin(PinArgs),
     /// Unpin an entry: its TTL applies again
@@ -124,7 +124,7 @@ pub enum Command {
         long_about = "Unpin an entry: its TTL applies again and it may be evicted to meet the \
         quota.\n\n\
         Example:\n  \
-        scratchpad unpin cargo_test_3"
+        scratchpad unpin tests"
     )]
     Unpin(PinArgs),
     Ttl(TtlArgs),
@@ -794,8 +794,8 @@ pub struct RunArgs {
     --force; --raw streams it whole at any size). Every reply says which part it covers and, when \
     cut at the budget, ends with the exact command that continues it.\n\n\
     Examples:\n  \
-    scratchpad read cargo_test_1 --grep 'FAILED|error' -C 3\n  \
-    scratchpad read cargo_test_1 --lines 200-260\n  \
+    scratchpad read tests --grep 'FAILED|error' -C 3\n  \
+    scratchpad read tests --lines 200-260\n  \
     scratchpad read big_log --raw > big_log.txt\n  \
     scratchpad read plan --version 3",
     group = clap::ArgGroup::new("mode").multiple(false)
@@ -804,10 +804,10 @@ pub struct ReadArgs {
     /// Entry name or id
     #[arg(value_name = "REF")]
     pub reference: String,
-    /// The first N characters [default: 2000]
+    /// The first N lines, like head -n (characters: --range) [default: 100]
     #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
     pub head: Option<Option<u64>>,
-    /// The last N characters [default: 2000]
+    /// The last N lines, like tail -n [default: 100]
     #[arg(long, value_name = "N", num_args = 0..=1, group = "mode")]
     pub tail: Option<Option<u64>>,
     /// Characters FROM-TO (0-based, end exclusive); FROM- reads to the end
@@ -882,7 +882,7 @@ pub struct ReadArgs {
     long_about = "Show an entry's metadata (sizes, times, version, source), its preview and \
     the commands that read it.\n\n\
     Example:\n  \
-    scratchpad show cargo_test_1"
+    scratchpad show tests"
 )]
 pub struct ShowArgs {
     /// Entry name or id
@@ -1043,7 +1043,7 @@ pub struct EditArgs {
 #[command(
     long_about = "Rename an entry (a way to keep an offload as a note).\n\n\
     Example:\n  \
-    scratchpad mv cargo_test_3 failing_tests"
+    scratchpad mv tests failing_tests"
 )]
 pub struct MvArgs {
     /// Current name or id
@@ -1066,7 +1066,7 @@ pub struct MvArgs {
     long_about = "Remove entries by name or id. Each is reported; the exit code is 1 if any \
     could not be removed.\n\n\
     Example:\n  \
-    scratchpad rm cargo_test_1 cargo_test_2"
+    scratchpad rm tests build"
 )]
 pub struct RmArgs {
     /// Names or ids
@@ -1101,7 +1101,7 @@ pub struct PinArgs {
 #[derive(Debug, Args)]
 #[command(long_about = "Set how long an entry lives, counted from now.\n\n\
     Examples:\n  \
-    scratchpad ttl cargo_test_3 7d\n  \
+    scratchpad ttl tests 7d\n  \
     scratchpad ttl plan never")]
 pub struct TtlArgs {
     /// Name or id
@@ -1140,7 +1140,7 @@ pub struct ExpireTurnArgs {
     entries' content and print the result. `#lines=10-20`, `#range=0-500` and `#json=.a.b` select a \
     part; `\\{{` escapes a placeholder.\n\n\
     Example:\n  \
-    scratchpad resolve 'the failing line: {{scratchpad:cargo_test_1#lines=120-120}}'"
+    scratchpad resolve 'the failing line: {{scratchpad:tests#lines=120-120}}'"
 )]
 pub struct ResolveArgs {
     /// Text with placeholders [default: stdin]

@@ -64,7 +64,7 @@ fn main() -> Result<()> {
         })
     })?;
     time("read_grep", &mut || read(ReadMode::grep("ERROR", 2)))?;
-    time("read_head", &mut || read(ReadMode::Head { n: Some(2_000) }))?;
+    time("read_head", &mut || read(ReadMode::Head { n: Some(50) }))?;
     time("write_note", &mut || {
         pad.write(
             "note",

@@ -25,8 +25,8 @@ use source::EntryContent;
 /// MB takes well under a second; this bounds a pathological pattern).
 pub const READ_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
-/// Characters `head` and `tail` return when no count is given.
-pub const DEFAULT_EDGE_CHARS: u64 = 2_000;
+/// Lines `head` and `tail` return when no count is given (the reply budget still applies).
+pub const DEFAULT_EDGE_LINES: u64 = 100;
 /// Matching lines `grep` lists when no maximum is given.
 pub const DEFAULT_MAX_MATCHES: u64 = 100;
 /// Largest JSON entry a jq query loads into memory (bytes).
@@ -36,9 +36,11 @@ pub const JQ_MAX_BYTES: u64 = 256 * 1024 * 1024;
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "mode", rename_all = "lowercase")]
 pub enum ReadMode {
+    /// The first `n` lines, as `head -n` counts them.
     Head {
         n: Option<u64>,
     },
+    /// The last `n` lines, as `tail -n` counts them (a last line without its newline is one).
     Tail {
         n: Option<u64>,
     },
@@ -181,12 +183,11 @@ fn read_mode(
     match mode {
         ReadMode::Head { n } => {
             text_only("head")?;
-            let n = n.unwrap_or(DEFAULT_EDGE_CHARS);
-            slice::chars(info, content, 0, n, budget, Vec::new())
+            slice::head(info, content, n.unwrap_or(DEFAULT_EDGE_LINES), budget)
         }
         ReadMode::Tail { n } => {
             text_only("tail")?;
-            slice::tail(info, content, n.unwrap_or(DEFAULT_EDGE_CHARS), budget)
+            slice::tail(info, content, n.unwrap_or(DEFAULT_EDGE_LINES), budget)
         }
         ReadMode::Range { start, end } => {
             text_only("range")?;

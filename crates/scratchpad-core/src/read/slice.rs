@@ -1,5 +1,7 @@
-//! Slices by position: characters (head, tail, range, full), numbered lines, and bytes as base64.
+//! Slices by position: characters (range, full), numbered lines (head, tail, lines), and bytes as
+//! base64.
 
+use std::collections::VecDeque;
 use std::io::Read as _;
 
 use base64::Engine as _;
@@ -45,30 +47,158 @@ pub(super) fn chars(
     })
 }
 
-/// The last `n` characters. When the budget holds fewer, the reply is the last `budget` of them
-/// (the end is what a tail is for) and the continuation reads the part before.
+/// A reply with no lines: `n` was 0 or the entry is empty.
+fn no_lines(info: &EntryInfo) -> ReadReply {
+    ReadReply::new(
+        info,
+        String::new(),
+        format!("no lines (the entry has {})", thousands(info.lines)),
+    )
+}
+
+/// The first `n` lines (all of them when the entry has fewer), cut at the budget like `lines`.
+pub(super) fn head(
+    info: &EntryInfo,
+    content: &EntryContent<'_>,
+    n: u64,
+    budget: u64,
+) -> Result<ReadReply> {
+    if n == 0 || info.lines == 0 {
+        return Ok(no_lines(info));
+    }
+    lines(info, content, 1, Some(n.min(info.lines)), budget)
+}
+
+/// The last `n` lines (all of them when the entry has fewer). When the budget holds fewer, the
+/// reply is the last lines that fit (the end is what a tail is for) and the continuation reads the
+/// lines before them; a last line alone over the budget shows its end.
 pub(super) fn tail(
     info: &EntryInfo,
     content: &EntryContent<'_>,
     n: u64,
     budget: u64,
 ) -> Result<ReadReply> {
-    let wanted_start = info.chars.saturating_sub(n);
-    let start = info.chars.saturating_sub(n.min(budget));
-    let mut reply = chars(info, content, start, info.chars, budget, Vec::new())?;
-    if start > wanted_start {
-        reply.notes.push(format!(
-            "the last {} characters are over the reply budget; these are the last {}",
-            thousands(n.min(info.chars)),
-            thousands(info.chars - start)
-        ));
-        reply.truncated = true;
-        reply.continuation = Some(ReadMode::Range {
-            start: wanted_start,
-            end: Some(start),
-        });
+    if n == 0 || info.lines == 0 {
+        return Ok(no_lines(info));
     }
-    Ok(reply)
+    let to = info.lines;
+    let from = to - n.min(to) + 1;
+    let Some(reader) = content.reader_at_line(from)? else {
+        return Ok(no_lines(info));
+    };
+    let mut reader = std::io::BufReader::with_capacity(64 * 1024, reader);
+    let gutter = ReadReply::gutter_width(to) as u64 + 2;
+    let line_cap = usize::try_from(budget.saturating_mul(4)).unwrap_or(usize::MAX);
+    // The lines that fit the budget, newest last: one pass, memory bounded by the budget.
+    let mut kept: VecDeque<(String, u64)> = VecDeque::new();
+    let mut kept_cost = 0u64;
+    let mut line = Vec::new();
+    let mut line_no = from;
+    while line_no <= to && next_line(&mut reader, line_cap, &mut line)? {
+        let text = String::from_utf8_lossy(&line);
+        let text = text.strip_suffix('\r').unwrap_or(&text).to_owned();
+        let cost = gutter + text.chars().count() as u64 + 1;
+        kept_cost += cost;
+        kept.push_back((text, cost));
+        while kept_cost > budget && kept.len() > 1 {
+            if let Some((_, dropped)) = kept.pop_front() {
+                kept_cost -= dropped;
+            }
+        }
+        line_no += 1;
+    }
+    let last = line_no - 1;
+    let first_shown = line_no - kept.len() as u64;
+    if kept.len() == 1 && kept_cost > budget {
+        return last_line_end(info, content, last, kept_cost - gutter - 1, gutter, budget);
+    }
+    let mut out = String::new();
+    for (text, _) in &kept {
+        out.push_str(text);
+        out.push('\n');
+    }
+    let mut notes = Vec::new();
+    let continuation = (first_shown > from).then(|| {
+        notes.push(format!(
+            "the last {} lines are over the reply budget; these are the last {}",
+            thousands(last + 1 - from),
+            thousands(kept.len() as u64)
+        ));
+        ReadMode::Lines {
+            from,
+            to: Some(first_shown - 1),
+        }
+    });
+    Ok(ReadReply {
+        first_line: Some(first_shown),
+        last_line: Some(last),
+        notes,
+        truncated: continuation.is_some(),
+        continuation,
+        ..ReadReply::new(
+            info,
+            out,
+            format!(
+                "lines {}–{} of {}",
+                thousands(first_shown),
+                thousands(last),
+                thousands(info.lines)
+            ),
+        )
+    })
+}
+
+/// The end of the entry's last line, which alone is over the budget (`line_chars` counts what was
+/// kept of it, so it may be more); the continuation reads the characters before what is shown.
+fn last_line_end(
+    info: &EntryInfo,
+    content: &EntryContent<'_>,
+    last: u64,
+    line_chars: u64,
+    gutter: u64,
+    budget: u64,
+) -> Result<ReadReply> {
+    let room = budget.saturating_sub(gutter + 2);
+    // Room for its line ending too, which is not shown.
+    let raw_start = info.chars.saturating_sub(room + 2);
+    let raw = content.chars(raw_start, info.chars)?;
+    let body = raw.strip_suffix('\n').unwrap_or(&raw);
+    let body = body.strip_suffix('\r').unwrap_or(body);
+    let body_chars = body.chars().count() as u64;
+    let skip = body_chars.saturating_sub(room);
+    let shown: String = body
+        .chars()
+        .skip(usize::try_from(skip).unwrap_or(usize::MAX))
+        .collect();
+    let shown_start = raw_start + skip;
+    let shown_chars = body_chars - skip;
+    Ok(ReadReply {
+        first_line: Some(last),
+        last_line: Some(last),
+        notes: vec![format!(
+            "line {} has {} characters or more, over the reply budget; these are its last {} \
+             (characters {}–{})",
+            thousands(last),
+            thousands(line_chars.max(shown_chars)),
+            thousands(shown_chars),
+            thousands(shown_start),
+            thousands(shown_start + shown_chars)
+        )],
+        truncated: shown_start > 0,
+        continuation: (shown_start > 0).then(|| ReadMode::Range {
+            start: shown_start.saturating_sub(budget),
+            end: Some(shown_start),
+        }),
+        ..ReadReply::new(
+            info,
+            format!("…{shown}\n"),
+            format!(
+                "the end of line {} of {}",
+                thousands(last),
+                thousands(info.lines)
+            ),
+        )
+    })
 }
 
 pub(super) fn range(
@@ -207,6 +337,22 @@ pub(super) fn lines(
                 let room = usize::try_from(budget.saturating_sub(gutter + 2)).unwrap_or(0);
                 out.extend(text.chars().take(room));
                 out.push_str("…\n");
+                let shown = text.chars().take(room).count() as u64;
+                if line_no == 1 {
+                    // The first line starts at character 0: the rest of it reads on by range.
+                    notes.push(format!(
+                        "line 1 has {} characters or more, over the reply budget; these are its first \
+                         {}, the continuation reads on by characters",
+                        thousands(text_chars),
+                        thousands(shown)
+                    ));
+                    continuation = Some(ReadMode::Range {
+                        start: shown,
+                        end: None,
+                    });
+                    line_no += 1;
+                    break;
+                }
                 notes.push(format!(
                     "line {} has {} characters or more, over the reply budget; it was cut. Read it with \
                      range or grep",

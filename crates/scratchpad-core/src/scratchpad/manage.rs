@@ -41,6 +41,18 @@ impl Scratchpad {
         self.change(name, if_version, &EntryChange::Meta(meta))
     }
 
+    /// Completes the caller metadata of the version `version` that this caller has just written
+    /// (e.g. a command's exit code once its output is stored), without a new version: a fresh entry
+    /// stays at version 1. Refused (`ConflictKind::Version`) once anyone changed the entry since.
+    pub fn complete_meta(
+        &self,
+        name: &str,
+        meta: serde_json::Value,
+        version: u64,
+    ) -> Result<EntryInfo> {
+        self.change(name, Some(version), &EntryChange::CompleteMeta(meta))
+    }
+
     fn change(
         &self,
         name: &str,

@@ -229,6 +229,10 @@ pub enum EntryChange {
     /// Replaces the caller's metadata (`EntryInfo::meta`), e.g. a command's exit code, known only
     /// once its output is stored.
     Meta(serde_json::Value),
+    /// Completes the caller's metadata of the version its writer has just created (a command's exit
+    /// code, known only once its output is stored): the same version, nothing added to the history,
+    /// so a new entry is at version 1 however its metadata arrived.
+    CompleteMeta(serde_json::Value),
 }
 
 /// Filters for [`Store::list`]. Every filter narrows; the session always applies.

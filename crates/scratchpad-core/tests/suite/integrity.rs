@@ -133,8 +133,9 @@ fn a_damaged_chunk_deep_in_a_scan_fails_the_scan(backend: Backend) {
         );
     }
     // What comes before the damage still reads.
-    let head = pad.read("large", &ReadMode::Head { n: Some(2_000) }, None);
-    assert_eq!(head.unwrap().text, log[..2_000]);
+    let head = pad.read("large", &ReadMode::Head { n: Some(20) }, None);
+    let first_20: String = log.split_inclusive('\n').take(20).collect();
+    assert_eq!(head.unwrap().text, first_20);
 }
 
 backend_tests!(

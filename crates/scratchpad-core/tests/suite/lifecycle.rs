@@ -133,7 +133,8 @@ fn identical_content_is_stored_once(backend: Backend) {
         pad.read("b", &scratchpad_core::ReadMode::Tail { n: Some(20) }, None)
             .unwrap()
             .text
-            .len(),
+            .lines()
+            .count(),
         20
     );
 }

@@ -264,8 +264,36 @@ fn write_at_version_0_creates_only(backend: Backend) {
     assert_eq!(text(&pad, "plan"), "mine\n");
 }
 
+/// A run's exit code completes the metadata of the version its output was stored as: a new entry
+/// stays at version 1 (it was at a "metadata replaced" version 2), and once anyone changed the entry
+/// the completion is refused.
+fn completed_metadata_keeps_a_new_entry_at_version_1(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let stored = pad
+        .put(
+            &mut &b"compiling\nerror: boom\n"[..],
+            scratchpad_core::PutOptions {
+                meta: serde_json::json!({"command": ["make"]}),
+                ..Default::default()
+            },
+        )
+        .unwrap();
+    assert_eq!(stored.version, 1);
+    let meta = serde_json::json!({"command": ["make"], "exit_code": 2});
+    let info = pad
+        .complete_meta(&stored.name, meta.clone(), stored.version)
+        .unwrap();
+    assert_eq!((info.version, &info.meta), (1, &meta));
+    assert_eq!(pad.get(&stored.name).unwrap().meta, meta);
+    assert_eq!(text(&pad, &stored.name), "compiling\nerror: boom\n");
+    pad.pin(&stored.name, true, None).unwrap();
+    let late = pad.complete_meta(&stored.name, serde_json::json!({}), stored.version);
+    assert!(late.is_err(), "{late:?}");
+}
+
 backend_tests!(
     metadata_set_after_the_content,
+    completed_metadata_keeps_a_new_entry_at_version_1,
     write_append_edit_rename_delete,
     if_version_conflicts_name_the_current_version,
     pin_and_ttl_bump_versions_and_survive_overwrites,

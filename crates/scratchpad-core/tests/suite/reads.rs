@@ -290,11 +290,137 @@ fn full_reads_are_guarded_and_head_tail_default(backend: Backend) {
         .unwrap();
     assert_eq!(all.text, log);
     let head = pad.read("log", &ReadMode::Head { n: None }, None).unwrap();
-    assert_eq!(head.text.chars().count(), 2_000);
+    assert_eq!(head.location, "lines 1–100 of 20,000");
+    assert_eq!(head.text.lines().count(), 100);
     let tail = pad
         .read("log", &ReadMode::Tail { n: Some(10) }, None)
         .unwrap();
+    assert_eq!(tail.text.lines().count(), 10);
     assert!(log.ends_with(&tail.text));
+}
+
+fn head(pad: &scratchpad_core::Scratchpad, name: &str, n: u64) -> scratchpad_core::ReadReply {
+    pad.read(name, &ReadMode::Head { n: Some(n) }, None)
+        .unwrap()
+}
+
+fn tail(pad: &scratchpad_core::Scratchpad, name: &str, n: u64) -> scratchpad_core::ReadReply {
+    pad.read(name, &ReadMode::Tail { n: Some(n) }, None)
+        .unwrap()
+}
+
+/// `head` and `tail` count lines, as `head -n` and `tail -n` do: they gave 3 characters for
+/// `--head 3`, which a reader of Unix tools (or a model) never means.
+fn head_and_tail_count_lines(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    put(&pad, "ten", ten.as_bytes());
+    put(&pad, "open", ten.trim_end().as_bytes());
+    let first = head(&pad, "ten", 3);
+    assert_eq!(first.text, "line 1\nline 2\nline 3\n");
+    assert_eq!(first.location, "lines 1–3 of 10");
+    assert_eq!(first.first_line, Some(1));
+    assert!(!first.truncated);
+    for name in ["ten", "open"] {
+        let last = tail(&pad, name, 2);
+        assert_eq!(last.text, "line 9\nline 10\n", "{name}");
+        assert_eq!(last.location, "lines 9–10 of 10", "{name}");
+        assert_eq!(last.first_line, Some(9), "{name}");
+    }
+    for reply in [head(&pad, "ten", 50), tail(&pad, "ten", 50)] {
+        assert_eq!(reply.text, ten);
+        assert_eq!(reply.location, "lines 1–10 of 10");
+        assert!(reply.notes.is_empty(), "{:?}", reply.notes);
+    }
+    assert_eq!(head(&pad, "open", 50).text, ten);
+    for reply in [head(&pad, "ten", 0), tail(&pad, "ten", 0)] {
+        assert_eq!(reply.text, "");
+        assert_eq!(reply.location, "no lines (the entry has 10)");
+    }
+    put(&pad, "empty", b"");
+    assert_eq!(head(&pad, "empty", 3).text, "");
+    assert_eq!(tail(&pad, "empty", 3).text, "");
+}
+
+/// Over the budget, `head` keeps its first lines and `tail` its last ones; each continuation reads
+/// exactly the lines left out.
+fn head_and_tail_over_the_budget_continue_by_lines(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let log: String = (1..=1_000).map(|i| format!("line {i:04}\n")).collect();
+    put(&pad, "log", log.as_bytes());
+    let first = pad
+        .read("log", &ReadMode::Head { n: Some(500) }, Some(1_000))
+        .unwrap();
+    let shown = first.text.lines().count() as u64;
+    assert!(first.truncated && (50..500).contains(&shown), "{first:?}");
+    assert!(first.text.starts_with("line 0001\n"));
+    assert_eq!(
+        first.continuation,
+        Some(ReadMode::Lines {
+            from: shown + 1,
+            to: Some(500)
+        })
+    );
+    let last = pad
+        .read("log", &ReadMode::Tail { n: Some(500) }, Some(1_000))
+        .unwrap();
+    let shown = last.text.lines().count() as u64;
+    assert!(last.truncated && (50..500).contains(&shown), "{last:?}");
+    assert!(last.text.ends_with("line 1000\n"));
+    assert_eq!(
+        last.location,
+        format!("lines {}–1,000 of 1,000", 1_001 - shown)
+    );
+    assert_eq!(
+        last.continuation,
+        Some(ReadMode::Lines {
+            from: 501,
+            to: Some(1_000 - shown)
+        })
+    );
+    assert!(
+        last.notes[0].contains("the last 500 lines are over the reply budget"),
+        "{:?}",
+        last.notes
+    );
+}
+
+/// A huge line without a newline stays within the budget under `head 1` and `tail 1`, and the
+/// reply says which characters it holds and continues by range.
+fn one_huge_line_is_bounded_under_head_and_tail(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let line: String = (0..5_000_000u32)
+        .map(|i| char::from(b'a' + (i % 26) as u8))
+        .collect();
+    put(&pad, "one", line.as_bytes());
+    let first = head(&pad, "one", 1);
+    assert!(first.text.len() <= 8_000, "{}", first.text.len());
+    assert!(line.starts_with(first.text.trim_end_matches("…\n")));
+    let Some(ReadMode::Range { start, end: None }) = first.continuation else {
+        panic!("{:?}", first.continuation);
+    };
+    assert_eq!(
+        start,
+        first.text.trim_end_matches("…\n").chars().count() as u64
+    );
+    let next = pad.read("one", &first.continuation.unwrap(), None).unwrap();
+    assert!(line[start as usize..].starts_with(&next.text));
+    let last = tail(&pad, "one", 1);
+    assert!(last.text.len() <= 8_000, "{}", last.text.len());
+    let end = last.text.trim_start_matches('…').trim_end();
+    assert!(line.ends_with(end), "{}", last.text);
+    assert!(
+        last.notes[0].contains("line 1 has") && last.notes[0].contains("over the reply budget"),
+        "{:?}",
+        last.notes
+    );
+    let Some(ReadMode::Range {
+        end: Some(before), ..
+    }) = last.continuation
+    else {
+        panic!("{:?}", last.continuation);
+    };
+    assert_eq!(before as usize, line.len() - end.len());
 }
 
 fn snapshot_grep_reply(backend: Backend) {
@@ -366,6 +492,9 @@ backend_tests!(
     json_entries_answer_jq_and_show_their_shape,
     binary_entries_read_as_base64_bytes,
     full_reads_are_guarded_and_head_tail_default,
+    head_and_tail_count_lines,
+    head_and_tail_over_the_budget_continue_by_lines,
+    one_huge_line_is_bounded_under_head_and_tail,
     snapshot_grep_reply,
 );
 

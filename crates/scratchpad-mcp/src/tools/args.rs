@@ -39,7 +39,7 @@ pub enum WriteMode {
 pub struct ReadArgs {
     #[serde(alias = "ref")]
     pub name: String,
-    /// grep: regex `pattern` with `context` lines; lines: `from`-`to`; head/tail: `n` chars; range:
+    /// grep: regex `pattern` with `context` lines; lines: `from`-`to`; head/tail: `n` lines; range:
     /// chars `start`-`end`; json: jq `query`; bytes: base64 from `offset`; summary: line templates with
     /// counts; full (default): all, large ones only with `force`; history: versions; diff: `version`
     /// (default previous) vs `against` at `to` (default this, current), on at `cursor`. Any mode

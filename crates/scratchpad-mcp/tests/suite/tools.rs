@@ -154,6 +154,7 @@ async fn plan_then_large_log_then_slices() {
             )
             .await;
         assert!(tail.contains("request 20000 served"), "{tail}");
+        assert!(tail.contains("lines 19,941–20,000 of 20,000"), "{tail}");
         let head = h
             .ok(
                 "scratchpad_read",
@@ -161,6 +162,7 @@ async fn plan_then_large_log_then_slices() {
             )
             .await;
         assert!(head.contains("INFO request 1"), "{head}");
+        assert!(head.contains("lines 1–40 of 20,000"), "{head}");
         let range = h
             .ok(
                 "scratchpad_read",
@@ -377,4 +379,58 @@ async fn a_forced_full_read_is_cut_where_one_message_still_fits() {
         )
         .await;
     assert!(text(&asked).len() <= scratchpad_mcp::tools::MAX_REPLY_CHARS + 1_000);
+}
+
+/// `head` and `tail` take `n` lines, as `head -n` and `tail -n` count them (they took characters).
+#[tokio::test]
+async fn head_and_tail_count_lines() {
+    for era in ERAS {
+        let h = Harness::new(era).await;
+        let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+        for (name, content) in [("ten", ten.as_str()), ("open", ten.trim_end())] {
+            h.ok(
+                "scratchpad_write",
+                json!({"name": name, "content": content}),
+            )
+            .await;
+        }
+        let read = |name: &'static str, mode: &'static str, n: u64| {
+            h.ok(
+                "scratchpad_read",
+                json!({"name": name, "mode": mode, "n": n}),
+            )
+        };
+        let head = read("ten", "head", 3).await;
+        assert!(head.contains("lines 1–3 of 10"), "{era:?}: {head}");
+        assert!(head.contains("3: line 3\n"), "{era:?}: {head}");
+        assert_eq!(head.matches("line ").count(), 3, "{era:?}: {head}");
+        for name in ["ten", "open"] {
+            let tail = read(name, "tail", 2).await;
+            assert!(tail.contains("lines 9–10 of 10"), "{era:?}: {tail}");
+            assert!(tail.contains(" 9: line 9\n10: line 10"), "{era:?}: {tail}");
+            assert_eq!(tail.matches("line ").count(), 2, "{era:?}: {tail}");
+        }
+        for mode in ["head", "tail"] {
+            let all = read("ten", mode, 50).await;
+            assert!(all.contains("lines 1–10 of 10"), "{era:?}: {all}");
+            assert_eq!(all.matches("line ").count(), 10, "{era:?}: {all}");
+        }
+        // One 5 MB line without a newline: the reply stays within the budget and says how to go on.
+        h.ok(
+            "scratchpad_write",
+            json!({"name": "one", "content": "abcdefghij".repeat(500_000)}),
+        )
+        .await;
+        for mode in ["head", "tail"] {
+            let one = read("one", mode, 1).await;
+            assert!(one.len() < 10_000, "{era:?} {mode}: {}", one.len());
+            assert!(
+                one.contains(
+                    "continue with: `scratchpad_read(name=\"one\", mode=\"range\", start="
+                ),
+                "{era:?} {mode}: {}",
+                &one[one.len() - 300..]
+            );
+        }
+    }
 }

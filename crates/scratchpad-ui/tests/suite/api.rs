@@ -84,6 +84,35 @@ fn reads_take_the_clis_modes_and_continue() {
     }
 }
 
+/// `?head=N` and `?tail=N` take lines, as the CLI's `--head` and `--tail` do; a huge line stays
+/// within the budget and continues by characters.
+#[test]
+fn head_and_tail_take_lines() {
+    let (dir, pad) = sqlite_pad();
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    note(&pad, "ten", &ten);
+    note(&pad, "open", ten.trim_end());
+    note(&pad, "one", &"abcdefghij".repeat(500_000));
+    let served = serve(pad, Some(dir));
+    let read = |query: &str| served.get(&format!("/api/s/default/e/{query}")).json();
+    let head = read("ten/read?head=3");
+    assert_eq!(head["text"], "line 1\nline 2\nline 3\n");
+    assert_eq!(head["location"], "lines 1–3 of 10");
+    for name in ["ten", "open"] {
+        let tail = read(&format!("{name}/read?tail=2"));
+        assert_eq!(tail["text"], "line 9\nline 10\n", "{name}");
+        assert_eq!(tail["location"], "lines 9–10 of 10", "{name}");
+    }
+    assert_eq!(read("ten/read?tail=50")["text"], ten.as_str());
+    for mode in ["head", "tail"] {
+        let one = read(&format!("one/read?{mode}=1"));
+        // The page's budget (64,000 characters), not the line's 5 MB.
+        assert!(one["text"].as_str().unwrap().len() < 70_000, "{mode}");
+        let next = one["continue"].as_str().unwrap();
+        assert!(next.starts_with("?range="), "{mode}: {next}");
+    }
+}
+
 #[test]
 fn binary_content_is_read_as_bytes_and_downloaded_whole() {
     let (dir, pad) = sqlite_pad();

@@ -73,14 +73,15 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
     drop(storing);
     let stored = stored?;
     let code = exit_code(status);
-    // The exit code is known only now: it joins the command and its stderr in the entry's metadata.
+    // The exit code is known only now: it joins the command and its stderr in the entry's metadata,
+    // in the version just stored (a fresh entry is at version 1, not at a "metadata replaced" 2).
     let meta = json!({
         "command": args.command,
         "cwd": cwd,
         "exit_code": code,
         "stderr": stderr_seen.meta(),
     });
-    let info = ctx.pad.set_meta(&stored.name, meta, Some(stored.version))?;
+    let info = ctx.pad.complete_meta(&stored.name, meta, stored.version)?;
 
     let inline = !ctx.pad.is_large(info.source.tool.as_deref(), info.bytes);
     if ctx.json {
@@ -119,7 +120,19 @@ pub fn run(ctx: &mut Ctx, args: RunArgs) -> anyhow::Result<u8> {
         writeln!(ctx.out, "{}", hint(&info).render(&ctx.shell))?;
     }
     ctx.out.flush()?;
-    if code != 0 && (inline || ctx.json) {
+    if inline && !ctx.json {
+        // Inline, the output is all the reader sees: where it was stored goes to stderr, so stdout
+        // stays the command's own, and an empty output does not leave an entry nobody knows of.
+        let mut said = Vec::new();
+        if info.bytes == 0 {
+            said.push("no output".to_owned());
+        }
+        if code != 0 {
+            said.push(format!("exit code {code}"));
+        }
+        said.push(format!("stored as `{}`", info.name));
+        let _ = writeln!(std::io::stderr(), "[{}]", said.join(", "));
+    } else if code != 0 && ctx.json {
         let _ = writeln!(std::io::stderr(), "[exit code {code}]");
     }
     Ok(code)

@@ -22,7 +22,8 @@ fn json_everywhere() {
         .run(&["--json", "read", "t_1", "--head", "3"])
         .ok()
         .json();
-    assert_eq!(read["text"], "hel");
+    assert_eq!(read["text"], "hello\n");
+    assert_eq!(read["location"], "lines 1–1 of 1");
     assert_eq!(read["truncated"], false);
 
     let ls = pad.run(&["--json", "ls"]).ok().json();

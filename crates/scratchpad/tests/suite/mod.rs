@@ -12,6 +12,7 @@ mod notes;
 mod postgres;
 mod put_read;
 mod python_package;
+mod readme;
 mod run;
 mod sessions;
 mod shared_notes;

@@ -64,10 +64,13 @@ fn large_log_round_trip() {
         "{lines}"
     );
 
+    // --head and --tail count lines, like head -n and tail -n.
     let head = pad.ok(&["read", "build_1", "--head", "30", "--raw"]);
-    assert_eq!(head, &input[..30]);
+    let first_30: String = input.split_inclusive('\n').take(30).collect();
+    assert_eq!(head, first_30);
     let tail = pad.ok(&["read", "build_1", "--tail", "20", "--raw"]);
-    assert_eq!(tail, &input[input.len() - 20..]);
+    let last_20: String = input.split_inclusive('\n').skip(120_000 - 20).collect();
+    assert_eq!(tail, last_20);
     let range = pad.ok(&["read", "build_1", "--range", "1000-1100"]);
     assert!(
         range.starts_with("[build_1: chars 1,000–1,100 of "),
@@ -224,7 +227,7 @@ fn every_command_a_read_hint_suggests_runs_as_printed() {
         messages.push((args, refused.stderr));
     }
     let cut = pad
-        .run(&["read", "log", "--head", "5000", "--raw", "--budget", "100"])
+        .run(&["read", "log", "--head", "500", "--raw", "--budget", "100"])
         .ok();
     assert!(
         cut.stderr.contains("--raw --budget 100]"),
@@ -267,6 +270,69 @@ fn every_command_a_read_hint_suggests_runs_as_printed() {
     );
     let refused = pad.run(&["read", "log", "--force", "--head", "10"]);
     assert_ne!(refused.code, 0, "--force reads it all, never a part");
+}
+
+/// `--head N` and `--tail N` count lines, like head -n and tail -n (they counted characters: `--head
+/// 3` printed three characters); the reply says so.
+#[test]
+fn head_and_tail_count_lines() {
+    let pad = Pad::new();
+    let ten: String = (1..=10).map(|i| format!("line {i}\n")).collect();
+    pad.ok_stdin(&["put", "ten"], ten.as_bytes());
+    pad.ok_stdin(&["put", "open"], ten.trim_end().as_bytes());
+    assert_eq!(
+        pad.ok(&["read", "ten", "--head", "3"]),
+        "[ten: lines 1–3 of 10]\n1: line 1\n2: line 2\n3: line 3\n"
+    );
+    assert_eq!(
+        pad.ok(&["read", "ten", "--head", "3", "--raw"]),
+        "line 1\nline 2\nline 3\n"
+    );
+    for name in ["ten", "open"] {
+        assert_eq!(
+            pad.ok(&["read", name, "--tail", "2"]),
+            format!("[{name}: lines 9–10 of 10]\n 9: line 9\n10: line 10\n")
+        );
+        assert_eq!(
+            pad.ok(&["read", name, "--tail", "2", "--raw"]),
+            "line 9\nline 10\n"
+        );
+    }
+    for flag in ["--head", "--tail"] {
+        assert_eq!(pad.ok(&["read", "ten", flag, "50", "--raw"]), ten, "{flag}");
+    }
+}
+
+/// A 5 MB line without a newline under `--head 1` stays within the reply budget, and the reply ends
+/// with the command that reads on from where it was cut.
+#[test]
+fn head_of_one_huge_line_is_bounded_and_continues_by_range() {
+    let pad = Pad::new();
+    let line = "abcdefghij".repeat(500_000);
+    pad.ok_stdin(&["put", "one"], line.as_bytes());
+    let out = pad.ok(&["read", "one", "--head", "1"]);
+    assert!(out.len() < 9_000, "{}", out.len());
+    assert!(
+        out.starts_with("[one: lines 1–1 of 1]\n"),
+        "{}",
+        &out[..200]
+    );
+    let next = out.lines().last().unwrap();
+    assert!(
+        next.starts_with("[cut at the reply budget; continue with: `scratchpad read one --range "),
+        "{next}"
+    );
+    let command = code_spans(next)[0];
+    let words: Vec<&str> = command.split(' ').collect();
+    let more = pad.ok(&words[1..]);
+    assert!(more.starts_with("[one: chars "), "{}", &more[..100]);
+    let tail = pad.ok(&["read", "one", "--tail", "1"]);
+    assert!(tail.len() < 9_000, "{}", tail.len());
+    assert!(
+        tail.contains("hij\n"),
+        "the end of the line: {}",
+        &tail[tail.len() - 100..]
+    );
 }
 
 /// The code spans of `text` (single backticks).

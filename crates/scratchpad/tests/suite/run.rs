@@ -18,7 +18,7 @@ fn small_output_is_inline_and_the_exit_code_passes_through() {
         .no_panic();
     assert_eq!(run.code, 3);
     assert_eq!(run.stdout, "hi\nerr\n");
-    assert_eq!(run.stderr, "[exit code 3]\n");
+    assert_eq!(run.stderr, "[exit code 3, stored as `sh_1`]\n");
     let show = pad.ok(&["show", "sh_1"]);
     assert!(
         show.contains(
@@ -31,6 +31,32 @@ fn small_output_is_inline_and_the_exit_code_passes_through() {
         "{show}"
     );
     assert!(show.contains("source:  tool sh"), "{show}");
+}
+
+#[test]
+fn a_small_run_says_where_it_was_stored_and_starts_at_version_1() {
+    let pad = Pad::new();
+    let run = pad.run(&["run", "--", "echo", "hello"]).ok();
+    assert_eq!(run.stdout, "hello\n");
+    assert_eq!(run.stderr, "[stored as `echo_1`]\n");
+    let show = pad.ok(&["show", "echo_1"]);
+    assert!(show.contains(r#""exit_code":0"#), "{show}");
+    // The exit code joins the metadata of the first version: no "metadata replaced" second one.
+    let history = pad.ok(&["history", "echo_1"]);
+    assert!(!history.contains("metadata replaced"), "{history}");
+    assert_eq!(pad.run(&["show", "echo_1", "--json"]).json()["version"], 1);
+}
+
+#[test]
+fn an_empty_failing_run_does_not_leave_an_entry_silently() {
+    let pad = Pad::new();
+    let run = pad.run(&["run", "--", "false"]).no_panic();
+    assert_eq!(run.code, 1);
+    assert_eq!(run.stdout, "");
+    assert_eq!(
+        run.stderr,
+        "[no output, exit code 1, stored as `false_1`]\n"
+    );
 }
 
 #[test]
@@ -134,7 +160,7 @@ fn named_run_and_signals() {
         .no_panic();
     assert_eq!(run.code, 128 + 9);
     assert_eq!(run.stdout, "before\n");
-    assert_eq!(run.stderr, "[exit code 137]\n");
+    assert_eq!(run.stderr, "[exit code 137, stored as `killed`]\n");
     assert!(pad.ok(&["ls"]).contains("killed"));
 }
 

@@ -321,7 +321,7 @@ pub(super) fn summarize(entry: &Entry, change: &EntryChange) -> (Change, Option<
         EntryChange::Pin(true) => (Change::Pinned, None),
         EntryChange::Pin(false) => (Change::Unpinned, None),
         EntryChange::ExpiresAt(at) => (Change::Lifetime { expires_at: *at }, None),
-        EntryChange::Meta(_) => (Change::Meta, None),
+        EntryChange::Meta(_) | EntryChange::CompleteMeta(_) => (Change::Meta, None),
     }
 }
 

@@ -1046,6 +1046,13 @@ impl<B: Backend> Store for SqlStore<B> {
             };
             check_version(&entry, if_version)?;
             check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
+            if let EntryChange::CompleteMeta(meta) = change {
+                c.execute(
+                    "UPDATE entries SET meta = ?2 WHERE rowid = ?1",
+                    &[Param::Int(row), Param::Text(&meta.to_string())],
+                )?;
+                return Ok(Some(entry_by_key(c, row)?.info));
+            }
             let mut dropped = Dropped::default();
             keep_version(c, row, None, &writer.history, now, &mut dropped)?;
             let (summary, keeps_history) = summarize(&entry, change);
@@ -1089,7 +1096,7 @@ impl<B: Backend> Store for SqlStore<B> {
                         &[Param::Int(row), Param::OptInt(*at)],
                     )?;
                 }
-                EntryChange::Meta(meta) => {
+                EntryChange::Meta(meta) | EntryChange::CompleteMeta(meta) => {
                     c.execute(
                         "UPDATE entries SET meta = ?2 WHERE rowid = ?1",
                         &[Param::Int(row), Param::Text(&meta.to_string())],
