@@ -10,6 +10,8 @@ mod manage;
 mod open;
 mod reading;
 mod retry;
+
+pub(crate) use retry::retry_pause;
 mod upkeep;
 mod write;
 

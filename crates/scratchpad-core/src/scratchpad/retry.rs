@@ -54,7 +54,7 @@ pub(super) fn retry_while<T>(
 /// How long the `retry`-th retry after a collision with another writer waits: nothing at first,
 /// then a doubling pause (capped at 50 ms: 313 ms over a read's retries) cut by a random part of
 /// up to half, so that processes that collided once do not collide again in step.
-fn retry_pause(retry: u32) -> std::time::Duration {
+pub(crate) fn retry_pause(retry: u32) -> std::time::Duration {
     if retry == 0 {
         return std::time::Duration::ZERO;
     }

@@ -34,8 +34,13 @@ use super::sql::{
 };
 use crate::error::{Error, Result};
 
-/// How many times a transaction runs when it keeps losing its connection or a deadlock.
+/// How many times a transaction runs when it keeps losing its connection.
 const MAX_ATTEMPTS: usize = 6;
+/// How many times a transaction runs when it keeps losing a deadlock or a serialization conflict
+/// to other writers: each try after a growing, random pause (about 0.6 s in all), so that the
+/// writers that collided do not collide again in step. Sixteen writers at once lost 1 write in
+/// 100 with six immediate tries.
+const MAX_CONFLICT_ATTEMPTS: u32 = 16;
 /// Content larger than this is staged as it streams in (bytes); smaller content is written with its
 /// entry in one transaction.
 const STAGE_BATCH_BYTES: usize = 4 * 1024 * 1024;
@@ -296,7 +301,12 @@ impl Backend for Postgres {
         f: &mut dyn FnMut(&mut dyn Conn) -> Result<T, Fail>,
     ) -> Result<T, TxError> {
         let mut attempt = 1;
+        let mut conflicts = 0;
         loop {
+            if conflicts > 0 {
+                // With no connection held, so the writers it lost to can finish.
+                std::thread::sleep(crate::scratchpad::retry_pause(conflicts));
+            }
             let mut conn = self.pool.get().map_err(TxError::Failed)?;
             let outcome = (|| {
                 let mut tx = conn
@@ -325,8 +335,12 @@ impl Backend for Postgres {
             if lost && at_commit && !idempotent {
                 return Err(TxError::Unsure(self.finish(Fail::Db(db))));
             }
-            if attempt < MAX_ATTEMPTS && (lost || transient) {
+            if lost && attempt < MAX_ATTEMPTS {
                 attempt += 1;
+                continue;
+            }
+            if transient && !lost && conflicts + 1 < MAX_CONFLICT_ATTEMPTS {
+                conflicts += 1;
                 continue;
             }
             return Err(TxError::Failed(self.finish(Fail::Db(db))));
