@@ -132,45 +132,79 @@ impl SideFiles {
             .folder(OsStr::new(TEMP_FOLDER), true)
             .and_then(|temp| temp.ok_or_else(gone))
             .map_err(|r| self.refused(what, blobs.join(TEMP_FOLDER), r))?;
-        let mut random = [0u8; 8];
-        let _ = getrandom::fill(&mut random);
-        let seq = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
-        let name = OsString::from(format!(
-            "{}-{seq}-{}.part",
-            std::process::id(),
-            u64::from_le_bytes(random)
-        ));
-        let file = temp
-            .create_new(&name)
-            .map_err(|e| self.error("cannot create a side file", &e))?;
+        let (seq, name, file) = self.create_locked(&temp)?;
         let temp = Arc::new(temp);
+        UNFINISHED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(Unfinished {
+                seq,
+                folder: Arc::clone(&temp),
+                name: name.clone(),
+            });
         let file = TempFile {
             seq,
             name,
-            temp: Arc::clone(&temp),
+            temp,
             blobs,
             file,
             flushed: false,
             unsynced: 0,
             writeback: None,
         };
-        UNFINISHED
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(Unfinished {
-                seq,
-                folder: temp,
-                name: file.name.clone(),
-            });
-        // Held until the blob is committed or dropped: a collection pass that can take this lock
-        // knows the writer is gone.
-        file.file.try_lock().map_err(|e| {
-            Error::Storage(format!(
-                "cannot lock a new side file {}: {e}",
-                file.path().display()
-            ))
-        })?;
         Ok(file)
+    }
+
+    /// A new temporary file in `temp`, locked, still under its name: its number, name and handle.
+    ///
+    /// A file is visible before its writer locks it, and a collection pass in another process
+    /// that finds it unlocked in that moment takes it for abandoned and removes it; the write would
+    /// then fail when it names its file. So the writer checks, once it holds the lock, that the
+    /// name still is its file (no pass can take it from then on), and starts again with a new
+    /// name when it is not, or when a pass holds the lock.
+    fn create_locked(&self, temp: &Folder) -> Result<(u64, OsString, File)> {
+        /// Tries before giving up (count): each lost race means a pass removed a file this very
+        /// moment, which does not happen many times in a row.
+        const ATTEMPTS: usize = 16;
+        for _ in 0..ATTEMPTS {
+            let mut random = [0u8; 8];
+            let _ = getrandom::fill(&mut random);
+            let seq = NEXT_TEMP.fetch_add(1, Ordering::Relaxed);
+            let name = OsString::from(format!(
+                "{}-{seq}-{}.part",
+                std::process::id(),
+                u64::from_le_bytes(random)
+            ));
+            let file = temp
+                .create_new(&name)
+                .map_err(|e| self.error("cannot create a side file", &e))?;
+            match file.try_lock() {
+                Ok(()) => {}
+                // A pass holds it and is removing it.
+                Err(std::fs::TryLockError::WouldBlock) => continue,
+                Err(std::fs::TryLockError::Error(e)) => {
+                    let _ = temp.remove_file(&name);
+                    return Err(Error::Storage(format!(
+                        "cannot lock a new side file {}: {e}",
+                        temp.join(&name).display()
+                    )));
+                }
+            }
+            // Where a file has no identity to compare, no pass removes temporary files either.
+            let Ok(id) = Folder::id_of(&file) else {
+                return Ok((seq, name, file));
+            };
+            match temp.lookup(&name) {
+                Ok(Found::File { id: now, .. }) if now == id => return Ok((seq, name, file)),
+                // Removed by a pass before the lock was taken.
+                Ok(_) => {}
+                Err(e) => return Err(self.error("cannot look up a new side file", &e)),
+            }
+        }
+        Err(Error::Storage(format!(
+            "cannot make a side file in {}: collection passes kept removing new files; try again",
+            self.dir.display()
+        )))
     }
 
     /// `len` bytes at `offset` of the content with this hash.
