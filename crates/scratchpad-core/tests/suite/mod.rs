@@ -16,6 +16,7 @@ mod postgres;
 mod postgres_tls;
 mod previews;
 mod reads;
+mod removal;
 mod real_outputs;
 mod references;
 mod reuse;
