@@ -86,10 +86,14 @@ impl Scratchpad {
         validate_name("name", name)?;
         let now = now_ms();
         let writer = self.writer();
-        if let Some(removed) =
-            self.store
-                .delete(&self.session, name, if_version, &writer, Removal::Purge, now)?
-        {
+        if let Some(removed) = self.store.delete(
+            &self.session,
+            name,
+            if_version,
+            &writer,
+            Removal::Purge,
+            now,
+        )? {
             return Ok(Purged {
                 name: removed.entry.name,
                 removed: Vec::new(),
@@ -112,17 +116,25 @@ impl Scratchpad {
         now: i64,
     ) -> Result<Removed> {
         validate_name("name", name)?;
-        if let Some(removed) =
-            self.store
-                .delete(&self.session, name, if_version, &self.writer(), removal, now)?
-        {
+        if let Some(removed) = self.store.delete(
+            &self.session,
+            name,
+            if_version,
+            &self.writer(),
+            removal,
+            now,
+        )? {
             return Ok(removed);
         }
         match self.store.removed_history(&self.session, name)? {
             Some(history) => Err(Error::invalid(
                 Advice::text(format!(
                     "`{name}` was removed already, by {} at {}; restore it with ",
-                    history.removed.removed_by.as_deref().unwrap_or("an unnamed writer"),
+                    history
+                        .removed
+                        .removed_by
+                        .as_deref()
+                        .unwrap_or("an unnamed writer"),
                     utc_time(history.removed.removed_at)
                 ))
                 .call(Call::RestoreRemoved {

@@ -22,7 +22,11 @@ fn three_versions(pad: &Scratchpad) -> Scratchpad {
     let author = pad.with_author("agent-a").unwrap();
     for v in 1..=3 {
         author
-            .write("plan", &format!("plan, draft {v}\n"), WriteOptions::default())
+            .write(
+                "plan",
+                &format!("plan, draft {v}\n"),
+                WriteOptions::default(),
+            )
             .unwrap();
     }
     author
@@ -41,11 +45,17 @@ fn removal_keeps_the_versions_and_restore_gives_them_back(backend: Backend) {
     assert_eq!(removed.bytes_freed, 0, "nothing is freed while kept");
     let reply = removed.advice();
     assert!(
-        reply.calls().any(|call| matches!(call, Call::RestoreRemoved { name, as_name: None } if name == "plan"))
-            && reply.calls().any(|call| matches!(call, Call::Purge { name } if name == "plan")),
+        reply.calls().any(
+            |call| matches!(call, Call::RestoreRemoved { name, as_name: None } if name == "plan")
+        ) && reply
+            .calls()
+            .any(|call| matches!(call, Call::Purge { name } if name == "plan")),
         "{reply:?}"
     );
-    assert!(reply.to_string().contains("3 versions kept until"), "{reply}");
+    assert!(
+        reply.to_string().contains("3 versions kept until"),
+        "{reply}"
+    );
 
     // Gone from the name space: not readable, not listed, not found by search.
     assert!(matches!(pad.get("plan"), Err(Error::NotFound { .. })));
@@ -77,7 +87,10 @@ fn removal_keeps_the_versions_and_restore_gives_them_back(backend: Backend) {
         .read_version("plan", 1, &ReadMode::Full { force: true }, None)
         .unwrap();
     assert_eq!(first.text, "plan, draft 1\n");
-    assert!(pad.removed(10).unwrap().is_empty(), "restored, so no longer removed");
+    assert!(
+        pad.removed(10).unwrap().is_empty(),
+        "restored, so no longer removed"
+    );
     assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
 }
 
@@ -85,11 +98,16 @@ fn a_chosen_version_is_restored_under_another_name(backend: Backend) {
     let (_store, pad) = backend.pad();
     three_versions(&pad);
     pad.delete("plan", None).unwrap();
-    let restored = pad.restore_removed("plan", Some(1), Some("plan-old")).unwrap();
+    let restored = pad
+        .restore_removed("plan", Some(1), Some("plan-old"))
+        .unwrap();
     assert_eq!(restored.name, "plan-old");
     assert_eq!(whole(&pad, "plan-old"), "plan, draft 1\n");
     let err = pad.restore_removed("plan", None, None).unwrap_err();
-    assert!(err.to_string().contains("no removed entry named `plan`"), "{err}");
+    assert!(
+        err.to_string().contains("no removed entry named `plan`"),
+        "{err}"
+    );
 }
 
 fn the_name_is_free_at_once_and_a_reused_name_is_never_overwritten(backend: Backend) {
@@ -100,7 +118,10 @@ fn the_name_is_free_at_once_and_a_reused_name_is_never_overwritten(backend: Back
     let fresh = pad
         .create("plan", "a new plan\n", WriteOptions::default())
         .unwrap();
-    assert_eq!(fresh.version, 1, "a new entry, not a new version of the removed one");
+    assert_eq!(
+        fresh.version, 1,
+        "a new entry, not a new version of the removed one"
+    );
     assert_eq!(pad.history("plan").unwrap().versions.len(), 1);
 
     let err = pad.restore_removed("plan", None, None).unwrap_err();
@@ -111,10 +132,15 @@ fn the_name_is_free_at_once_and_a_reused_name_is_never_overwritten(backend: Back
         "{err}"
     );
     assert!(err.to_string().contains("in use again"), "{err}");
-    assert_eq!(whole(&pad, "plan"), "a new plan\n", "the new plan is untouched");
+    assert_eq!(
+        whole(&pad, "plan"),
+        "a new plan\n",
+        "the new plan is untouched"
+    );
 
     // The suggestion runs as given: by the removed entry's id, under the other name.
-    pad.restore_removed(&id, None, Some("plan-restored")).unwrap();
+    pad.restore_removed(&id, None, Some("plan-restored"))
+        .unwrap();
     assert_eq!(whole(&pad, "plan-restored"), "plan, draft 3\n");
     assert_eq!(pad.history("plan-restored").unwrap().versions.len(), 4);
 }
@@ -125,7 +151,12 @@ fn purge_leaves_nothing(backend: Backend) {
     let purged = pad.purge("plan", None).unwrap();
     assert_eq!(purged.versions, 3);
     assert!(purged.bytes_freed > 0);
-    assert!(purged.advice().to_string().starts_with("purged plan (3 versions deleted"));
+    assert!(
+        purged
+            .advice()
+            .to_string()
+            .starts_with("purged plan (3 versions deleted")
+    );
     assert!(pad.removed(10).unwrap().is_empty());
     assert!(pad.removed_history("plan").is_err());
     assert!(pad.restore_removed("plan", None, None).is_err());
@@ -139,7 +170,10 @@ fn purge_leaves_nothing(backend: Backend) {
     let report = pad.gc().unwrap();
     assert_eq!(report.removed_purged, 0);
     assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
-    assert!(matches!(pad.purge("plan", None), Err(Error::NotFound { .. })));
+    assert!(matches!(
+        pad.purge("plan", None),
+        Err(Error::NotFound { .. })
+    ));
 }
 
 fn collection_past_retention_frees_the_content(backend: Backend) {
@@ -174,9 +208,11 @@ fn content_shared_with_a_live_entry_survives_the_purge(backend: Backend) {
     pad.purge("a", None).unwrap();
     assert_eq!(whole(&pad, "b"), "the same words\n");
     // And the other way: a live entry removed for good leaves the kept content readable.
-    pad.write("c", "kept words\n", WriteOptions::default()).unwrap();
+    pad.write("c", "kept words\n", WriteOptions::default())
+        .unwrap();
     pad.delete("c", None).unwrap();
-    pad.write("d", "kept words\n", WriteOptions::default()).unwrap();
+    pad.write("d", "kept words\n", WriteOptions::default())
+        .unwrap();
     pad.purge("d", None).unwrap();
     pad.restore_removed("c", None, None).unwrap();
     assert_eq!(whole(&pad, "c"), "kept words\n");
@@ -203,7 +239,10 @@ fn outputs_of_tools_are_deleted_at_once(backend: Backend) {
     assert!(removed.kept.is_none());
     assert_eq!(removed.bytes_freed, 100_001);
     assert!(
-        removed.advice().to_string().contains("a tool's output keeps no history"),
+        removed
+            .advice()
+            .to_string()
+            .contains("a tool's output keeps no history"),
         "{}",
         removed.advice()
     );
@@ -229,7 +268,10 @@ fn removing_a_removed_name_says_how_to_restore_or_purge_it(backend: Backend) {
     let err = pad.delete("plan", None).unwrap_err();
     let calls: Vec<Call> = err.advice().calls().cloned().collect();
     assert!(
-        matches!(calls.as_slice(), [Call::RestoreRemoved { .. }, Call::Purge { .. }]),
+        matches!(
+            calls.as_slice(),
+            [Call::RestoreRemoved { .. }, Call::Purge { .. }]
+        ),
         "{err}"
     );
 }
@@ -240,9 +282,11 @@ fn removed_entries_go_before_live_ones_under_the_quota(backend: Backend) {
         ..Config::default()
     });
     let text = |c: char| format!("{}\n", c.to_string().repeat(99_999));
-    pad.write("old", &text('a'), WriteOptions::default()).unwrap();
+    pad.write("old", &text('a'), WriteOptions::default())
+        .unwrap();
     pad.delete("old", None).unwrap();
-    pad.write("live", &text('b'), WriteOptions::default()).unwrap();
+    pad.write("live", &text('b'), WriteOptions::default())
+        .unwrap();
     // The write over the quota collects by itself; a pass run now finds the store in bounds.
     let report = pad.gc().unwrap();
     assert_eq!(report.evicted, 0, "{report:?}");

@@ -120,6 +120,8 @@ pub struct ListArgs {
     pub limit: Option<usize>,
     /// The previous page's `next_cursor`.
     pub cursor: Option<String>,
+    /// Removed notes, restorable with `scratchpad_delete(undo=true)`.
+    pub removed: Option<bool>,
 }
 
 // Entry kinds, as a model names them (no doc comment: it would land in the schema).
@@ -139,6 +141,11 @@ pub struct DeleteArgs {
     pub name: String,
     pub if_version: Option<u64>,
     pub lease: Option<u64>,
+    // No doc comments below: the tool's description says what each does, once.
+    pub purge: Option<bool>,
+    pub undo: Option<bool>,
+    pub version: Option<u64>,
+    pub new_name: Option<String>,
 }
 
 /// `scratchpad_search`.

@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use scratchpad_core::figures::counted;
 use scratchpad_core::read::{READ_TIMEOUT, Stop};
 use scratchpad_core::{
-    DiffOptions, Kind, ListFilter, ReadMode, Scratchpad, Target, Ttl, WriteOptions,
+    DiffOptions, Error, Kind, ListFilter, ReadMode, Scratchpad, Target, Ttl, WriteOptions,
 };
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ use args::{
     DeleteArgs, EditArgs, KindName, LeaseAction, LeaseArgs, ListArgs, PinArgs, ReadArgs,
     ReadModeName, RenameArgs, SearchArgs, WriteArgs, WriteMode,
 };
-use render::{EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
+use render::{DeleteOutput, EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
 
 pub const WRITE: &str = "scratchpad_write";
 pub const READ: &str = "scratchpad_read";
@@ -76,10 +76,12 @@ pub fn definitions() -> Vec<Tool> {
              the notes you left.",
             annotations(true, false, true),
         ),
-        tool::<DeleteArgs, EntrySummary>(
+        tool::<DeleteArgs, DeleteOutput>(
             DELETE,
-            "Delete for good; old outputs expire on their own.",
-            annotations(false, true, true),
+            "Remove an entry; old outputs expire on their own. A removed note stays restorable for a \
+             while: `undo` brings back its last (or `version`), as `new_name` if its name is taken; \
+             `purge` deletes it at once.",
+            annotations(false, true, false),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
@@ -203,21 +205,7 @@ fn dispatch(
         READ => read(pad, parse(tool, args)?, stop),
         EDIT => edit(pad, parse(tool, args)?),
         LIST => list(pad, parse(tool, args)?),
-        DELETE => {
-            let args: DeleteArgs = parse(tool, args)?;
-            let info = pad
-                .with_lease(args.lease)
-                .delete(&args.name, args.if_version)?;
-            Ok(render::entry_result(
-                format!(
-                    "Deleted `{}` (version {}, {} bytes).",
-                    info.name,
-                    info.version,
-                    scratchpad_core::figures::thousands(info.bytes)
-                ),
-                &info,
-            ))
-        }
+        DELETE => delete(pad, parse(tool, args)?),
         SEARCH => search(pad, parse(tool, args)?),
         PIN => {
             let args: PinArgs = parse(tool, args)?;
@@ -364,7 +352,15 @@ fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolR
         Some(ReadModeName::History) => {
             check_unused(&args, ReadModeName::History)?;
             let budget = budget.unwrap_or(pad.config().read_budget_chars);
-            return Ok(render::history_result(&pad.history(&args.name)?, budget));
+            return match pad.history(&args.name) {
+                Ok(history) => Ok(render::history_result(&history, budget)),
+                // After a removal, the history asked for is the removed note's.
+                Err(err @ Error::NotFound { .. }) => match pad.removed_history(&args.name) {
+                    Ok(removed) => Ok(render::removed_history_result(&removed)),
+                    Err(_) => Err(err.into()),
+                },
+                Err(err) => Err(err.into()),
+            };
         }
         Some(ReadModeName::Diff) => return diff(pad, &args, budget, stop),
         _ => {}
@@ -750,12 +746,47 @@ fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
     ))
 }
 
+/// `scratchpad_delete`: remove (a note stays restorable), purge, or undo a removal.
+fn delete(pad: &Scratchpad, args: DeleteArgs) -> Result<CallToolResult, Failure> {
+    let pad = pad.with_lease(args.lease);
+    let undo = args.undo.unwrap_or(false);
+    let purge = args.purge.unwrap_or(false);
+    if !undo && (args.version.is_some() || args.new_name.is_some()) {
+        return Err(Failure::arguments(
+            DELETE,
+            "`version` and `new_name` go with `undo=true`, which brings back a removed note",
+        ));
+    }
+    match (undo, purge) {
+        (true, true) => Err(Failure::arguments(
+            DELETE,
+            "give `undo` (bring a removed note back) or `purge` (delete it for good), not both",
+        )),
+        (true, false) => {
+            let info = pad.restore_removed(&args.name, args.version, args.new_name.as_deref())?;
+            Ok(render::restored_result(&info))
+        }
+        (false, true) => Ok(render::purged_result(
+            &pad.purge(&args.name, args.if_version)?,
+        )),
+        (false, false) => Ok(render::removed_result(
+            &pad.delete(&args.name, args.if_version)?,
+        )),
+    }
+}
+
 fn list(pad: &Scratchpad, args: ListArgs) -> Result<CallToolResult, Failure> {
     let limit = args.limit.unwrap_or(DEFAULT_LIST_LIMIT);
     if limit == 0 || limit > MAX_LIST_LIMIT {
         return Err(Failure::arguments(
             LIST,
             format!("limit must be between 1 and {MAX_LIST_LIMIT} (got {limit})"),
+        ));
+    }
+    if args.removed == Some(true) {
+        return Ok(render::removed_list_result(
+            &pad.removed(limit)?,
+            pad.session(),
         ));
     }
     let filter = ListFilter {

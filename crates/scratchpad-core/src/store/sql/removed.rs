@@ -108,7 +108,10 @@ pub(super) fn drop_removal(
         &[Param::Int(removal)],
         |r| r.int(0),
     )?);
-    c.execute("DELETE FROM removed WHERE rowid = ?1", &[Param::Int(removal)])?;
+    c.execute(
+        "DELETE FROM removed WHERE rowid = ?1",
+        &[Param::Int(removal)],
+    )?;
     Ok(())
 }
 
@@ -126,11 +129,10 @@ pub(super) fn bring_back(
         "SELECT r.rowid, r.removed_at FROM removed r WHERE r.session = ?1 AND r.id = ?2{}",
         dialect.lock
     );
-    let Some((removal, removed_at)) = c.first(
-        &sql,
-        &[Param::Text(session), Param::Text(id)],
-        |r| Ok((r.int(0)?, r.int(1)?)),
-    )?
+    let Some((removal, removed_at)) =
+        c.first(&sql, &[Param::Text(session), Param::Text(id)], |r| {
+            Ok((r.int(0)?, r.int(1)?))
+        })?
     else {
         return Err(Fail::App(Error::Raced(id.to_owned())));
     };
@@ -150,7 +152,10 @@ pub(super) fn bring_back(
         "DELETE FROM removed_versions WHERE removal = ?1",
         &[Param::Int(removal)],
     )?;
-    c.execute("DELETE FROM removed WHERE rowid = ?1", &[Param::Int(removal)])?;
+    c.execute(
+        "DELETE FROM removed WHERE rowid = ?1",
+        &[Param::Int(removal)],
+    )?;
     // The removed entry's id, when no entry took it meanwhile: references to it work again.
     let id_free = c
         .first(
