@@ -206,7 +206,8 @@ impl Scratchpad {
             let other = alternative_name(&removed.name);
             return Err(Error::invalid(
                 Advice::text(format!(
-                    "`{target}` is in use again (version {}, written since `{}` was removed), and a                      restore never replaces it; restore under another name with ",
+                    "`{target}` is in use again (version {}, written since `{}` was removed), and a \
+                     restore never replaces it; restore under another name with ",
                     current.info.version, removed.name
                 ))
                 .call(Call::RestoreRemoved {
@@ -266,4 +267,12 @@ fn alternative_name(name: &str) -> String {
     let room = MAX_NAME_LEN.saturating_sub(SUFFIX.len());
     let stem: String = name.chars().take(room).collect();
     format!("{stem}{SUFFIX}")
+}
+
+/// ` by agent-a`, or nothing when the remover gave no name.
+fn removed_by(removed: &RemovedEntry) -> String {
+    removed
+        .removed_by
+        .as_deref()
+        .map_or_else(String::new, |who| format!(" by {who}"))
 }

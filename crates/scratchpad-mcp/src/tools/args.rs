@@ -118,9 +118,8 @@ pub struct ListArgs {
     pub turn: Option<String>,
     /// Default 50, at most 500.
     pub limit: Option<usize>,
-    /// The previous page's `next_cursor`.
+    // The output's `next_cursor` says what to pass (no doc comment: the schema is paid every turn).
     pub cursor: Option<String>,
-    /// Removed notes, restorable with `scratchpad_delete(undo=true)`.
     pub removed: Option<bool>,
 }
 
@@ -144,7 +143,6 @@ pub struct DeleteArgs {
     // No doc comments below: the tool's description says what each does, once.
     pub purge: Option<bool>,
     pub undo: Option<bool>,
-    pub version: Option<u64>,
     pub new_name: Option<String>,
 }
 

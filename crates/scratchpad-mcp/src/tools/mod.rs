@@ -54,44 +54,42 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         tool::<WriteArgs, EntrySummary>(
             WRITE,
-            "Save a note (plan, findings, decisions) or a value of any `content` size; it survives \
-             compaction and restarts. Large values return a preview to read in slices.",
+            "Save a note (plan, findings, decisions) or any value; it survives compaction and \
+             restarts. Large values return a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
             READ,
-            "Read part of a stored entry: grep a log, lines around a number from its preview, the tail, \
-             a jq query on JSON; or how a note changed.",
+            "Read part of an entry: grep a log, lines near a number from its preview, the tail, a jq \
+             query; or how a note changed.",
             annotations(true, false, true),
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Replace exact `old` by `new` in a note (tick a plan step), insert `new` `after_line`, \
+            "Replace exact `old` by `new` in a note, insert `new` `after_line`, \
              or `restore` a version.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
             LIST,
-            "List this session's entries, newest first, with sizes and previews. Call it first to find \
-             the notes you left.",
+            "List this session's entries (or `removed` notes), newest first, with previews. Call it \
+             first to find your notes.",
             annotations(true, false, true),
         ),
         tool::<DeleteArgs, DeleteOutput>(
             DELETE,
-            "Remove an entry; old outputs expire on their own. A removed note stays restorable for a \
-             while: `undo` brings back its last (or `version`), as `new_name` if its name is taken; \
-             `purge` deletes it at once.",
+            "Remove; a note stays restorable a while: `undo` (as `new_name` if taken). `purge`: gone \
+             at once.",
             annotations(false, true, false),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
-            "Full-text search over names, notes and the ends of large outputs. In one output, use \
-             mode=grep.",
+            "Full-text search of names, notes, ends of outputs; within one, use mode=grep.",
             annotations(true, false, true),
         ),
         tool::<PinArgs, EntrySummary>(
             PIN,
-            "Pin an entry: never expires, never evicted.",
+            "Pin: never expires, never evicted.",
             annotations(false, false, true),
         ),
         tool::<RenameArgs, EntrySummary>(
@@ -101,8 +99,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
-            "Claim a note while editing: `action`=acquire gives a `token` (`ttl` default 60s; \
-             `holder`: you) to pass as `lease` to writes; stale or released tokens are refused.",
+            "Claim a note while editing: acquire gives a `token` (`ttl` 60s; `holder`: you) to pass \
+             as `lease`; stale or released ones are refused.",
             annotations(false, false, false),
         ),
     ]
@@ -751,10 +749,10 @@ fn delete(pad: &Scratchpad, args: DeleteArgs) -> Result<CallToolResult, Failure>
     let pad = pad.with_lease(args.lease);
     let undo = args.undo.unwrap_or(false);
     let purge = args.purge.unwrap_or(false);
-    if !undo && (args.version.is_some() || args.new_name.is_some()) {
+    if !undo && args.new_name.is_some() {
         return Err(Failure::arguments(
             DELETE,
-            "`version` and `new_name` go with `undo=true`, which brings back a removed note",
+            "`new_name` goes with `undo=true`, which brings back a removed note",
         ));
     }
     match (undo, purge) {
@@ -763,7 +761,9 @@ fn delete(pad: &Scratchpad, args: DeleteArgs) -> Result<CallToolResult, Failure>
             "give `undo` (bring a removed note back) or `purge` (delete it for good), not both",
         )),
         (true, false) => {
-            let info = pad.restore_removed(&args.name, args.version, args.new_name.as_deref())?;
+            // The last version comes back with the others as its history: an older one is then
+            // one `scratchpad_edit(restore=N)` away, so no argument here is spent on it.
+            let info = pad.restore_removed(&args.name, None, args.new_name.as_deref())?;
             Ok(render::restored_result(&info))
         }
         (false, true) => Ok(render::purged_result(

@@ -583,7 +583,10 @@ pub fn removed_history_result(history: &RemovedHistory) -> CallToolResult {
                 .map_or_else(|| "-".to_owned(), ToString::to_string)
         ));
     }
-    text.push_str("Bring it back with scratchpad_delete(undo=true), at version=N if you like.");
+    text.push_str(
+        "Bring it back with scratchpad_delete(undo=true); then scratchpad_edit(restore=N) makes an \
+         older version current.",
+    );
     let output = ReadOutput {
         name: r.name.clone(),
         kind: r.kind.as_str().to_owned(),

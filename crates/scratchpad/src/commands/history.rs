@@ -63,10 +63,13 @@ fn removed_history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
     let removed = &history.removed;
     writeln!(
         ctx.out,
-        "`{}` (id {}): removed by {} at {}; {} kept {}",
+        "`{}` (id {}): removed{} at {}; {} kept {}",
         removed.name,
         removed.id,
-        crate::format::shown_name(removed.removed_by.as_deref()),
+        removed
+            .removed_by
+            .as_deref()
+            .map_or_else(String::new, |who| format!(" by {who}")),
         utc_time(removed.removed_at),
         counted(removed.versions, "version", "versions"),
         kept_until(removed.keep_until),

@@ -3,7 +3,8 @@
 use std::io::Write as _;
 
 use scratchpad_core::preview::thousands;
-use scratchpad_core::{Kind, ListFilter};
+use scratchpad_core::{Call, Kind, ListFilter, Speak as _};
+use serde_json::json;
 
 use super::{entry_json, print_preview_and_hint};
 use crate::Ctx;
