@@ -129,12 +129,8 @@ impl Scratchpad {
         match self.store.removed_history(&self.session, name)? {
             Some(history) => Err(Error::invalid(
                 Advice::text(format!(
-                    "`{name}` was removed already, by {} at {}; restore it with ",
-                    history
-                        .removed
-                        .removed_by
-                        .as_deref()
-                        .unwrap_or("an unnamed writer"),
+                    "`{name}` was removed already{} at {}; restore it with ",
+                    removed_by(&history.removed),
                     utc_time(history.removed.removed_at)
                 ))
                 .call(Call::RestoreRemoved {
