@@ -282,32 +282,58 @@ fn rm_keeps_a_note_restorable_and_its_reply_runs_as_printed() {
     pad.ok(&["write", "plan", "draft 1"]);
     pad.ok(&["write", "plan", "draft 2"]);
     let rm = pad.ok(&["rm", "plan"]);
-    assert!(rm.starts_with("removed plan (2 versions kept until 20"), "{rm}");
+    assert!(
+        rm.starts_with("removed plan (2 versions kept until 20"),
+        "{rm}"
+    );
     // The commands in the reply, as printed (without the store and session the test adds).
     assert!(rm.contains("restore with `scratchpad "), "{rm}");
     assert!(rm.contains("restore plan --removed`"), "{rm}");
     assert!(rm.contains("rm plan --purge`)"), "{rm}");
     let listed = pad.ok(&["ls", "--removed"]);
-    assert!(listed.contains("plan") && listed.contains("KEPT UNTIL"), "{listed}");
+    assert!(
+        listed.contains("plan") && listed.contains("KEPT UNTIL"),
+        "{listed}"
+    );
     let history = pad.ok(&["history", "plan"]);
-    assert!(history.contains("removed at") && history.contains("2 versions kept"), "{history}");
+    assert!(
+        history.contains("removed at") && history.contains("2 versions kept"),
+        "{history}"
+    );
 
     // The name is free at once, and the new note is never overwritten by a restore.
     pad.ok(&["write", "plan", "a new plan"]);
     let refused = pad.run(&["restore", "plan", "--removed"]).fails();
-    assert!(refused.stderr.contains("in use again"), "{}", refused.stderr);
-    assert!(refused.stderr.contains("--removed --as plan-restored`"), "{}", refused.stderr);
+    assert!(
+        refused.stderr.contains("in use again"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("--removed --as plan-restored`"),
+        "{}",
+        refused.stderr
+    );
     let restored = pad.ok(&["restore", "plan", "--removed", "--as", "plan-restored"]);
     assert!(restored.contains("with 2 earlier versions"), "{restored}");
     assert_eq!(pad.ok(&["read", "plan-restored", "--raw"]), "draft 2");
     assert_eq!(pad.ok(&["read", "plan", "--raw"]), "a new plan");
 
     let purged = pad.ok(&["rm", "plan", "--purge"]);
-    assert!(purged.starts_with("purged plan (1 version deleted, "), "{purged}");
+    assert!(
+        purged.starts_with("purged plan (1 version deleted, "),
+        "{purged}"
+    );
     pad.ok(&["rm", "plan-restored"]);
     let purged = pad.ok(&["rm", "plan-restored", "--purge"]);
-    assert!(purged.starts_with("purged plan-restored (3 versions deleted"), "{purged}");
-    assert!(pad.ok(&["ls", "--removed"]).starts_with("no removed entries"));
+    assert!(
+        purged.starts_with("purged plan-restored (3 versions deleted"),
+        "{purged}"
+    );
+    assert!(
+        pad.ok(&["ls", "--removed"])
+            .starts_with("no removed entries")
+    );
     let check = pad.ok(&["check"]);
     assert!(!check.contains("damaged"), "{check}");
 }
@@ -321,5 +347,8 @@ fn rm_of_an_output_frees_its_space_at_once() {
         rm.starts_with("removed cat_1 for good (a tool's output keeps no history: 1 version deleted, 10,000 bytes freed)"),
         "{rm}"
     );
-    assert!(pad.ok(&["ls", "--removed"]).starts_with("no removed entries"));
+    assert!(
+        pad.ok(&["ls", "--removed"])
+            .starts_with("no removed entries")
+    );
 }
