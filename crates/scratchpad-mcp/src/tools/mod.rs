@@ -54,13 +54,13 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         tool::<WriteArgs, EntrySummary>(
             WRITE,
-            "Save a note (plan, findings, decisions) or any value; it survives compaction and \
+            "Save a note (plan, findings, decisions) or any `content`; it survives compaction and \
              restarts. Large values return a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
             READ,
-            "Read part of an entry: grep a log, lines near a number from its preview, the tail, a jq \
+            "Read part of an entry: grep a log, lines near a number in its preview, the tail, a jq \
              query; or how a note changed.",
             annotations(true, false, true),
         ),
@@ -78,18 +78,18 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<DeleteArgs, DeleteOutput>(
             DELETE,
-            "Remove; a note stays restorable a while: `undo` (as `new_name` if taken). `purge`: gone \
+            "Remove; a note stays restorable: `undo` (as `new_name` if taken). `purge`: gone \
              at once.",
             annotations(false, true, false),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
-            "Full-text search of names, notes, ends of outputs; within one, use mode=grep.",
+            "Full-text search of names, notes, ends of outputs; in one, use mode=grep.",
             annotations(true, false, true),
         ),
         tool::<PinArgs, EntrySummary>(
             PIN,
-            "Pin: never expires, never evicted.",
+            "Pin an entry: never expires, never evicted.",
             annotations(false, false, true),
         ),
         tool::<RenameArgs, EntrySummary>(
@@ -99,8 +99,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
-            "Claim a note while editing: acquire gives a `token` (`ttl` 60s; `holder`: you) to pass \
-             as `lease`; stale or released ones are refused.",
+            "Claim a note while editing: `action`=acquire gives a `token` (`ttl` 60s; `holder`: you) to pass \
+             as `lease`; stale or released ones fail.",
             annotations(false, false, false),
         ),
     ]

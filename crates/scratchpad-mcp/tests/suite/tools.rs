@@ -38,6 +38,8 @@ async fn tool_list_has_every_tool_with_described_arguments() {
             "new_name",
             // The lease token, which `scratchpad_lease` hands out and says to pass as `lease`.
             "lease",
+            // A listing's page cursor: the page before says to pass its `next_cursor` as `cursor`.
+            "cursor",
         ];
         for tool in &tools {
             let description = tool.description.as_deref().unwrap_or_default();
