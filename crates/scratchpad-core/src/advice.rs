@@ -30,6 +30,15 @@ pub enum Call {
     Diff(DiffCall),
     /// Verify every stored chunk of the store against its checksum.
     Check,
+    /// Bring back a removed entry, under its name or under `as_name`.
+    RestoreRemoved {
+        name: String,
+        as_name: Option<String>,
+    },
+    /// Delete an entry, or a removed one's kept versions, for good.
+    Purge { name: String },
+    /// List the session's removed entries.
+    ListRemoved,
 }
 
 impl Call {
@@ -244,6 +253,11 @@ impl Speak for Library {
                 diff.a, diff.b, diff.cursor
             ),
             Call::Check => "`pad.check()`".to_owned(),
+            Call::RestoreRemoved { name, as_name } => {
+                format!("`pad.restore_removed({name:?}, None, {as_name:?})`")
+            }
+            Call::Purge { name } => format!("`pad.purge({name:?})`"),
+            Call::ListRemoved => "`pad.removed()`".to_owned(),
         }
     }
 

@@ -21,6 +21,8 @@ pub const DEFAULT_RESOLVE_MAX_BYTES: u64 = 64 * 1024 * 1024;
 pub const DEFAULT_HISTORY_VERSIONS: u32 = 100;
 /// How long a replaced version is kept when nothing is configured (ms): 30 days.
 pub const DEFAULT_HISTORY_MAX_AGE_MS: i64 = 30 * 86_400_000;
+/// How long a removed note stays restorable when nothing is configured (ms): 7 days.
+pub const DEFAULT_KEEP_REMOVED_MS: i64 = 7 * 86_400_000;
 /// Default store quota (bytes of unique content) before the least recently read entries are evicted.
 pub const DEFAULT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
 
@@ -51,6 +53,9 @@ pub struct Config {
     pub history_versions: u32,
     /// How long a replaced version is kept, e.g. "30d", or "never" to keep it regardless of age.
     pub history_max_age: Ttl,
+    /// How long a removed note's versions stay restorable, e.g. "7d"; "0" purges at once, "never"
+    /// keeps them until purged. Outputs of tools are purged when removed, whatever this says.
+    pub keep_removed: Retention,
     pub preview: PreviewConfig,
     /// Per-tool overrides (used by the proxy), keyed by tool name.
     pub tools: BTreeMap<String, ToolConfig>,
@@ -77,6 +82,7 @@ impl Default for Config {
             resolve_max_bytes: DEFAULT_RESOLVE_MAX_BYTES,
             history_versions: DEFAULT_HISTORY_VERSIONS,
             history_max_age: Ttl::After(DEFAULT_HISTORY_MAX_AGE_MS),
+            keep_removed: Retention::For(DEFAULT_KEEP_REMOVED_MS),
             preview: PreviewConfig::default(),
             tools: BTreeMap::new(),
         }
@@ -211,6 +217,75 @@ impl FromStr for Ttl {
                 "invalid duration `{text}`: too long; for an entry kept for good use `never`"
             ))
         })
+    }
+}
+
+/// How long removed entries are kept: a duration (`7d`), `0` (not at all: removing purges at
+/// once) or `never` (until purged). Written like a [`Ttl`], with `0` allowed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Retention {
+    /// Not kept: removing purges.
+    Purge,
+    /// Kept this long (ms) after the removal.
+    For(i64),
+    /// Kept until purged.
+    UntilPurged,
+}
+
+impl Retention {
+    /// When an entry removed at `now` is dropped (`None`: never by itself).
+    pub fn until(self, now: i64) -> Option<i64> {
+        match self {
+            Self::For(ms) => Some(now.saturating_add(ms)),
+            Self::Purge | Self::UntilPurged => None,
+        }
+    }
+}
+
+impl FromStr for Retention {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        if text.trim().trim_end_matches(['s', 'm', 'h', 'd']) == "0" {
+            return Ok(Self::Purge);
+        }
+        match text.parse::<Ttl>()? {
+            Ttl::After(ms) => Ok(Self::For(ms)),
+            Ttl::Never | Ttl::Default => Ok(Self::UntilPurged),
+        }
+    }
+}
+
+impl fmt::Display for Retention {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Purge => f.write_str("0"),
+            Self::For(ms) => Ttl::After(ms).fmt(f),
+            Self::UntilPurged => f.write_str("never"),
+        }
+    }
+}
+
+impl Serialize for Retention {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for Retention {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        /// `keep_removed = 0` is as natural as `keep_removed = "0"`.
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            Seconds(i64),
+        }
+        let text = match Written::deserialize(d)? {
+            Written::Text(text) => text,
+            Written::Seconds(n) => n.to_string(),
+        };
+        text.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -357,6 +432,19 @@ mod tests {
         let c: Config =
             toml::from_str("history_versions = 5\nhistory_max_age = \"never\"").unwrap();
         assert_eq!(c.history_policy().versions, 5);
+        for (written, retention) in [
+            ("keep_removed = \"7d\"", Retention::For(7 * 86_400_000)),
+            ("keep_removed = \"0\"", Retention::Purge),
+            ("keep_removed = 0", Retention::Purge),
+            ("keep_removed = \"never\"", Retention::UntilPurged),
+        ] {
+            let c: Config = toml::from_str(written).unwrap();
+            assert_eq!(c.keep_removed, retention, "{written}");
+        }
+        assert_eq!(
+            Config::default().keep_removed,
+            Retention::For(DEFAULT_KEEP_REMOVED_MS)
+        );
         assert_eq!(c.history_policy().max_age_ms, None);
         assert_eq!(
             Config::default().history_policy().max_age_ms,

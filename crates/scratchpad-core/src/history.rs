@@ -6,6 +6,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::advice::{Advice, Call};
 use crate::figures::{counted, thousands, utc_time};
 use crate::model::{EntryInfo, Kind};
 
@@ -175,6 +176,132 @@ pub struct HistoryPolicy {
     pub versions: u32,
     /// Versions replaced longer ago than this (ms) are dropped; `None` keeps them regardless of age.
     pub max_age_ms: Option<i64>,
+}
+
+/// What removing an entry does with what it held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Removal {
+    /// Delete it and every version at once, and free their content.
+    Purge,
+    /// Keep its versions restorable until `until` (unix ms; `None`: until purged), when the entry
+    /// keeps history; an entry that keeps none (a tool's output) is purged all the same.
+    Keep { until: Option<i64> },
+}
+
+/// A removed entry whose versions are kept: listed, readable, restorable until `keep_until`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RemovedEntry {
+    pub session: String,
+    pub name: String,
+    /// The removed entry's id, which tells apart two removals of one name.
+    pub id: String,
+    pub kind: Kind,
+    /// The tool whose output it held, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The version that was current when it was removed (the one a restore brings back by default).
+    pub version: u64,
+    /// How many versions are kept, that one included.
+    pub versions: u64,
+    /// Bytes of content the kept versions hold, each counted once per version.
+    pub bytes: u64,
+    pub created_at: i64,
+    pub removed_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed_by: Option<String>,
+    /// When a collection pass drops it (unix ms); `None`: kept until purged.
+    pub keep_until: Option<i64>,
+}
+
+/// A removed entry with its versions, newest first.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct RemovedHistory {
+    pub removed: RemovedEntry,
+    pub versions: Vec<VersionInfo>,
+}
+
+/// What a removal did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Removed {
+    /// The entry as it was.
+    pub entry: EntryInfo,
+    /// What stays restorable; `None` when nothing was kept (purged, or an output that keeps no
+    /// history).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept: Option<RemovedEntry>,
+    /// Versions deleted for good (the current one included) when nothing was kept.
+    pub versions_deleted: u64,
+    /// Bytes of content freed (content another entry still holds is not freed).
+    pub bytes_freed: u64,
+}
+
+impl Removed {
+    /// The one-line reply a face shows, its calls left for the face to spell: what was kept and
+    /// until when, how to restore it and how to purge it; or what was deleted for good.
+    pub fn advice(&self) -> Advice {
+        let name = &self.entry.name;
+        match &self.kept {
+            Some(kept) => {
+                let until = match kept.keep_until {
+                    Some(at) => format!("until {}", utc_time(at)),
+                    None => "until purged".to_owned(),
+                };
+                Advice::text(format!(
+                    "removed {name} ({} kept {until}; restore with ",
+                    counted(kept.versions, "version", "versions")
+                ))
+                .call(Call::RestoreRemoved {
+                    name: name.clone(),
+                    as_name: None,
+                })
+                .and(" or purge with ")
+                .call(Call::Purge { name: name.clone() })
+                .and(")")
+            }
+            None => {
+                let why = if self.entry.source.tool.is_some() {
+                    "a tool's output keeps no history: "
+                } else {
+                    ""
+                };
+                Advice::text(format!(
+                    "removed {name} for good ({why}{})",
+                    deleted(self.versions_deleted, self.bytes_freed)
+                ))
+            }
+        }
+    }
+}
+
+/// `3 versions deleted, 1,024 bytes freed`.
+fn deleted(versions: u64, bytes_freed: u64) -> String {
+    format!(
+        "{} deleted, {} freed",
+        counted(versions, "version", "versions"),
+        counted(bytes_freed, "byte", "bytes")
+    )
+}
+
+/// What a purge deleted: a live entry, or the kept versions of removed ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Purged {
+    pub name: String,
+    /// The removals whose versions were deleted, newest first (none when a live entry was purged).
+    pub removed: Vec<RemovedEntry>,
+    /// Versions deleted, in all.
+    pub versions: u64,
+    pub bytes_freed: u64,
+}
+
+impl Purged {
+    /// The one-line reply a face shows.
+    pub fn advice(&self) -> Advice {
+        Advice::text(format!(
+            "purged {} ({})",
+            self.name,
+            deleted(self.versions, self.bytes_freed)
+        ))
+    }
 }
 
 #[cfg(test)]

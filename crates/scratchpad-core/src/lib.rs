@@ -47,11 +47,11 @@ mod scratchpad;
 pub mod store;
 
 pub use advice::{Advice, Arg, ArgName, ArgValue, Call, Speak};
-pub use config::{Config, Ttl, default_store_path};
+pub use config::{Config, Retention, Ttl, default_store_path};
 pub use diff::{DiffCursor, DiffReply, Target};
 pub use error::{ConflictKind, Error, Result};
 pub use figures::{thousands, utc_time};
-pub use history::{Change, History, VersionInfo};
+pub use history::{Change, History, Purged, Removed, RemovedEntry, RemovedHistory, VersionInfo};
 pub use lease::{Lease, LeaseState};
 pub use model::{EntryInfo, Kind, Source, estimate_tokens, now_ms};
 pub use offload::{

@@ -34,6 +34,9 @@ fn _scratchpad(module: &Bound<'_, PyModule>) -> PyResult<()> {
     module.add_class::<types::OffloadResult>()?;
     module.add_class::<types::Version>()?;
     module.add_class::<types::History>()?;
+    module.add_class::<types::Removal>()?;
+    module.add_class::<types::RemovedEntry>()?;
+    module.add_class::<types::RemovedHistory>()?;
     module.add_class::<types::DiffSide>()?;
     module.add_class::<types::Diff>()?;
     module.add_class::<types::Lease>()?;

@@ -23,7 +23,7 @@ use crate::fork;
 use crate::modes::{Count, ReadArgs, Span};
 use crate::types::{
     CheckReport, Diff, EditResult, EntryInfo, History, Lease, OffloadResult, Page, ReadReply,
-    SearchHit, Stats, py_to_json,
+    Removal, RemovedEntry, RemovedHistory, SearchHit, Stats, py_to_json,
 };
 
 /// `content` reads this much at a time, asking in between whether the caller still wants it (bytes).
@@ -632,17 +632,58 @@ impl Scratchpad {
         entry(py, info)
     }
 
-    /// Deletes an entry and returns what it was.
-    #[pyo3(signature = (name, *, if_version=None, lease=None))]
+    /// Removes an entry; its name is free at once. A note keeps its versions restorable for the
+    /// configured retention (`keep_removed`, 7 days by default; see `removed()` and
+    /// `restore_removed()`); an output of a tool is deleted at once. `purge=True` deletes at once
+    /// whatever it is, or the kept versions of a note removed before.
+    #[pyo3(signature = (name, *, purge=false, if_version=None, lease=None))]
     fn delete(
         &self,
         py: Python<'_>,
         name: String,
+        purge: bool,
         if_version: Option<u64>,
+        lease: Option<u64>,
+    ) -> PyResult<Removal> {
+        let pad = self.leased(lease);
+        if purge {
+            let purged = run(py, |_| pad.purge(&name, if_version))?;
+            Ok(Removal::purged(&purged))
+        } else {
+            let removed = run(py, |_| pad.delete(&name, if_version))?;
+            Ok(Removal::removed(&removed))
+        }
+    }
+
+    /// The session's removed notes whose versions are kept, most recently removed first.
+    #[pyo3(signature = (limit=50))]
+    fn removed(&self, py: Python<'_>, limit: usize) -> PyResult<Vec<RemovedEntry>> {
+        let removed = run(py, |_| self.pad.removed(limit))?;
+        Ok(removed.into_iter().map(RemovedEntry).collect())
+    }
+
+    /// The versions of a removed note (its latest removal, or the removed entry with that id),
+    /// with who removed it and when.
+    fn removed_history(&self, py: Python<'_>, name: String) -> PyResult<RemovedHistory> {
+        let history = run(py, |_| self.pad.removed_history(&name))?;
+        RemovedHistory::new(py, history)
+    }
+
+    /// Brings back a removed note with all its versions: its last version, or `version`, becomes
+    /// current. A name written again since is never overwritten: give `new_name`.
+    #[pyo3(signature = (name, *, version=None, new_name=None, lease=None))]
+    fn restore_removed(
+        &self,
+        py: Python<'_>,
+        name: String,
+        version: Option<u64>,
+        new_name: Option<String>,
         lease: Option<u64>,
     ) -> PyResult<Py<EntryInfo>> {
         let pad = self.leased(lease);
-        let info = run(py, |_| pad.delete(&name, if_version))?;
+        let info = run(py, |_| {
+            pad.restore_removed(&name, version, new_name.as_deref())
+        })?;
         entry(py, info)
     }
 

@@ -59,6 +59,12 @@ impl Speak for Python {
                 format!("`pad.diff({})`", args.join(", "))
             }
             Call::Check => "`pad.check()`".to_owned(),
+            Call::RestoreRemoved { name, as_name } => match as_name {
+                Some(as_name) => format!("`pad.restore_removed({name:?}, new_name={as_name:?})`"),
+                None => format!("`pad.restore_removed({name:?})`"),
+            },
+            Call::Purge { name } => format!("`pad.delete({name:?}, purge=True)`"),
+            Call::ListRemoved => "`pad.removed()`".to_owned(),
         }
     }
 

@@ -806,3 +806,173 @@ impl CheckReport {
         )
     }
 }
+
+/// What removing an entry did: the versions kept restorable and until when (Unix milliseconds),
+/// or what was deleted for good. `message` is the one-line reply, with the calls that restore or
+/// purge it.
+#[pyclass(frozen, module = "scratchpad", name = "Removal")]
+#[derive(Debug)]
+pub struct Removal {
+    name: String,
+    kept: Option<core::RemovedEntry>,
+    versions_deleted: u64,
+    bytes_freed: u64,
+    message: String,
+}
+
+impl Removal {
+    pub fn removed(removed: &core::Removed) -> Self {
+        Self {
+            name: removed.entry.name.clone(),
+            kept: removed.kept.clone(),
+            versions_deleted: removed.versions_deleted,
+            bytes_freed: removed.bytes_freed,
+            message: removed.advice().render(&PythonSpeak),
+        }
+    }
+
+    pub fn purged(purged: &core::Purged) -> Self {
+        Self {
+            name: purged.name.clone(),
+            kept: None,
+            versions_deleted: purged.versions,
+            bytes_freed: purged.bytes_freed,
+            message: purged.advice().render(&PythonSpeak),
+        }
+    }
+}
+
+#[pymethods]
+impl Removal {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.name
+    }
+    /// Versions kept restorable; `None` when nothing was kept (a purge, or a tool's output).
+    #[getter]
+    fn kept_versions(&self) -> Option<u64> {
+        self.kept.as_ref().map(|kept| kept.versions)
+    }
+    /// When the kept versions go; `None` when nothing was kept or they are kept until purged.
+    #[getter]
+    fn kept_until(&self) -> Option<i64> {
+        self.kept.as_ref().and_then(|kept| kept.keep_until)
+    }
+    /// The removed entry's id, which picks this removal for `restore_removed`.
+    #[getter]
+    fn id(&self) -> Option<&str> {
+        self.kept.as_ref().map(|kept| kept.id.as_str())
+    }
+    #[getter]
+    fn versions_deleted(&self) -> u64 {
+        self.versions_deleted
+    }
+    #[getter]
+    fn bytes_freed(&self) -> u64 {
+        self.bytes_freed
+    }
+    #[getter]
+    fn message(&self) -> &str {
+        &self.message
+    }
+    fn __str__(&self) -> &str {
+        &self.message
+    }
+    fn __repr__(&self) -> String {
+        format!("Removal({:?})", self.message)
+    }
+}
+
+/// A removed note whose versions are kept. Times are Unix milliseconds.
+#[pyclass(frozen, module = "scratchpad", name = "RemovedEntry")]
+#[derive(Debug)]
+pub struct RemovedEntry(pub core::RemovedEntry);
+
+#[pymethods]
+impl RemovedEntry {
+    #[getter]
+    fn name(&self) -> &str {
+        &self.0.name
+    }
+    /// Tells apart two removals of one name; `restore_removed` takes it as the name.
+    #[getter]
+    fn id(&self) -> &str {
+        &self.0.id
+    }
+    #[getter]
+    fn kind(&self) -> &str {
+        self.0.kind.as_str()
+    }
+    /// The version that was current when it was removed.
+    #[getter]
+    fn version(&self) -> u64 {
+        self.0.version
+    }
+    /// Versions kept, that one included.
+    #[getter]
+    fn versions(&self) -> u64 {
+        self.0.versions
+    }
+    #[getter]
+    fn bytes(&self) -> u64 {
+        self.0.bytes
+    }
+    #[getter]
+    fn removed_at(&self) -> i64 {
+        self.0.removed_at
+    }
+    #[getter]
+    fn removed_by(&self) -> Option<&str> {
+        self.0.removed_by.as_deref()
+    }
+    /// When a collection pass drops it; `None`: kept until purged.
+    #[getter]
+    fn keep_until(&self) -> Option<i64> {
+        self.0.keep_until
+    }
+    fn __repr__(&self) -> String {
+        format!(
+            "RemovedEntry(name={:?}, id={:?}, versions={}, removed_by={:?})",
+            self.0.name, self.0.id, self.0.versions, self.0.removed_by
+        )
+    }
+}
+
+/// A removed note and its versions, newest first. Iterate it for them.
+#[pyclass(frozen, module = "scratchpad", name = "RemovedHistory")]
+#[derive(Debug)]
+pub struct RemovedHistory {
+    removed: Py<RemovedEntry>,
+    versions: Vec<Py<Version>>,
+}
+
+impl RemovedHistory {
+    pub fn new(py: Python<'_>, history: core::RemovedHistory) -> PyResult<Self> {
+        Ok(Self {
+            removed: Py::new(py, RemovedEntry(history.removed))?,
+            versions: history
+                .versions
+                .into_iter()
+                .map(|version| Py::new(py, Version(version)))
+                .collect::<PyResult<_>>()?,
+        })
+    }
+}
+
+#[pymethods]
+impl RemovedHistory {
+    #[getter]
+    fn removed(&self, py: Python<'_>) -> Py<RemovedEntry> {
+        self.removed.clone_ref(py)
+    }
+    #[getter]
+    fn versions<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        PyList::new(py, self.versions.iter().map(|v| v.clone_ref(py)))
+    }
+    fn __len__(&self) -> usize {
+        self.versions.len()
+    }
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        Ok(self.versions(py)?.try_iter()?.into_any())
+    }
+}

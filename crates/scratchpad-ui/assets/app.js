@@ -674,8 +674,11 @@
           break;
         }
         case 'delete':
-          dialog('dlg-delete', async () => {
-            await api(`${apiBase}/delete`, { body: { if_version: version() } });
+          dialog('dlg-delete', async (form) => {
+            const purge = Boolean(form.elements.purge && form.elements.purge.checked);
+            const data = await api(`${apiBase}/delete`, { body: { if_version: version(), purge } });
+            // What was kept, and how to restore it, is said on the page that comes next.
+            try { sessionStorage.setItem('scratchpad-flash', data.message); } catch (_) { /* storage off */ }
             location.href = sessionUrl;
           });
           break;
@@ -728,6 +731,14 @@
   }
 
   // --- start ----------------------------------------------------------------------------------
+
+  try {
+    const flash = sessionStorage.getItem('scratchpad-flash');
+    if (flash) {
+      sessionStorage.removeItem('scratchpad-flash');
+      toast(flash);
+    }
+  } catch (_) { /* storage off */ }
 
   switch (page) {
     case 'entry':

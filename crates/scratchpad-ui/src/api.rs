@@ -25,6 +25,7 @@ use serde_json::{Value, json};
 use crate::App;
 use crate::engine::{Failure, MAX_READ_BUDGET_CHARS};
 use crate::query::{Query, encode, mode_params, shown};
+use crate::speak::Web;
 
 /// Entries a listing returns when no limit is given, and at most (the MCP server's limits).
 pub(crate) const DEFAULT_LIST_LIMIT: usize = 100;
@@ -806,6 +807,9 @@ async fn ttl(
 #[serde(deny_unknown_fields)]
 struct Removal {
     if_version: Option<u64>,
+    /// Delete at once with every version, instead of keeping a note restorable.
+    #[serde(default)]
+    purge: bool,
 }
 
 async fn delete(
@@ -814,11 +818,25 @@ async fn delete(
     change: Result<Json<Removal>, JsonRejection>,
 ) -> Answer {
     let change = body(change)?;
-    let entry = app
+    let web = Web::new(&session);
+    let reply = app
         .engine
-        .write(move |pad| in_session(pad, &session)?.delete(&name, change.if_version))
+        .write(move |pad| {
+            let pad = in_session(pad, &session)?;
+            Ok(if change.purge {
+                let purged = pad.purge(&name, change.if_version)?;
+                json!({ "purged": purged, "message": purged.advice().render(&web) })
+            } else {
+                let removed = pad.delete(&name, change.if_version)?;
+                json!({
+                    "deleted": removed.entry,
+                    "kept": removed.kept,
+                    "message": removed.advice().render(&web),
+                })
+            })
+        })
         .await?;
-    Ok(Json(json!({ "deleted": entry })))
+    Ok(Json(reply))
 }
 
 #[derive(Debug, Deserialize)]

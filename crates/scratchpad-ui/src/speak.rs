@@ -18,6 +18,16 @@ impl Web {
         }
     }
 
+    /// `scratchpad`, with the session when it is not the default one. Names and sessions are
+    /// letters, digits and `._-`: nothing a shell would read otherwise.
+    fn command(&self) -> String {
+        if self.session == scratchpad_core::DEFAULT_SESSION {
+            "scratchpad".to_owned()
+        } else {
+            format!("scratchpad --session {}", self.session)
+        }
+    }
+
     /// The address of a call, when it has one.
     pub fn href(&self, call: &Call) -> String {
         match call {
@@ -61,6 +71,16 @@ impl Web {
                 )
             }
             Call::Check => "`scratchpad check`".to_owned(),
+            // The view has no page for removed notes: the commands that handle them.
+            Call::RestoreRemoved { name, as_name } => match as_name {
+                Some(as_name) => format!(
+                    "`{} restore {name} --removed --as {as_name}`",
+                    self.command()
+                ),
+                None => format!("`{} restore {name} --removed`", self.command()),
+            },
+            Call::Purge { name } => format!("`{} rm {name} --purge`", self.command()),
+            Call::ListRemoved => format!("`{} ls --removed`", self.command()),
         }
     }
 }
@@ -68,8 +88,16 @@ impl Web {
 impl Speak for Web {
     fn call(&self, call: &Call) -> String {
         match call {
-            Call::Check => self.href(call),
-            _ => format!("<{}>", self.href(call)),
+            Call::Check | Call::RestoreRemoved { .. } | Call::Purge { .. } | Call::ListRemoved => {
+                self.href(call)
+            }
+            Call::Read { .. }
+            | Call::ReadVersion { .. }
+            | Call::List
+            | Call::History { .. }
+            | Call::Lease { .. }
+            | Call::AcquireLease { .. }
+            | Call::Diff(_) => format!("<{}>", self.href(call)),
         }
     }
 

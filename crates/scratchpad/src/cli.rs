@@ -897,7 +897,8 @@ pub struct ShowArgs {
     Examples:\n  \
     scratchpad ls --kind json\n  \
     scratchpad ls --tool cargo_test --limit 10\n  \
-    scratchpad ls --long --author agent-b"
+    scratchpad ls --long --author agent-b\n  \
+    scratchpad ls --removed"
 )]
 pub struct LsArgs {
     /// Only entries of this kind: text, json or binary
@@ -927,6 +928,9 @@ pub struct LsArgs {
     /// Continue a listing where the previous page ended (printed after the table)
     #[arg(long, value_name = "C")]
     pub cursor: Option<String>,
+    /// List removed notes instead: restorable until the time shown (`restore REF --removed`)
+    #[arg(long, conflicts_with_all = ["kind", "prefix", "tool", "pinned", "turn", "author", "cursor"])]
+    pub removed: bool,
 }
 
 /// Full-text search over the session's entries.
@@ -1060,18 +1064,27 @@ pub struct MvArgs {
     pub who: Who,
 }
 
-/// Remove entries.
+/// Remove entries; a removed note stays restorable for a while.
 #[derive(Debug, Args)]
 #[command(
-    long_about = "Remove entries by name or id. Each is reported; the exit code is 1 if any \
-    could not be removed.\n\n\
-    Example:\n  \
-    scratchpad rm tests build"
+    long_about = "Remove entries by name or id; each name is free for new writes at once. Each \
+    is reported; the exit code is 1 if any could not be removed.\n\n\
+    A removed note keeps all its versions for 7 days (`keep_removed` in the configuration; `0` \
+    purges at once): `ls --removed` lists it, `history REF --removed` shows its versions and who \
+    removed it, `restore REF --removed` brings it back. Outputs of tools keep no history and are \
+    deleted at once, so removing one frees its space. --purge deletes a note with all its versions \
+    at once, or the kept versions of a note removed before.\n\n\
+    Examples:\n  \
+    scratchpad rm tests build\n  \
+    scratchpad rm plan --purge"
 )]
 pub struct RmArgs {
     /// Names or ids
     #[arg(required = true)]
     pub names: Vec<String>,
+    /// Delete at once with every version, and free the space; a name removed before: its kept versions
+    #[arg(long)]
+    pub purge: bool,
     /// Only remove if the entry is at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,
@@ -1157,37 +1170,54 @@ pub struct ResolveArgs {
     (`history_versions`, `history_max_age` in the configuration). Outputs of tools keep none \
     unless stored with `put --keep-history`. Read an old version with `read REF --version N`, \
     compare with `diff REF --from N`, make it current again with `restore REF --version N`.\n\n\
+    A removed note's versions are listed with --removed (or when no entry has that name), with \
+    who removed it, when, and until when they are kept.\n\n\
     Examples:\n  \
     scratchpad history plan\n  \
     scratchpad read plan --version 2\n  \
-    scratchpad diff plan --from 2"
+    scratchpad diff plan --from 2\n  \
+    scratchpad history plan --removed"
 )]
 pub struct HistoryArgs {
     /// Entry name or id
     #[arg(value_name = "REF")]
     pub reference: String,
+    /// The versions of the removed note REF (its latest removal, or the removed entry with that id)
+    #[arg(long)]
+    pub removed: bool,
     /// Versions to list at most, newest first
     #[arg(long, value_name = "N", default_value_t = 50)]
     pub limit: usize,
 }
 
-/// Make an older version of an entry current again, as a new version.
+/// Make an older version of an entry current again, or bring back a removed note.
 #[derive(Debug, Args)]
 #[command(
     long_about = "Make an older version of an entry current again. The restore is itself a new \
     version, so nothing is lost: the version it replaces is kept too, and `history` says \
     `restored version N`.\n\n\
+    With --removed, bring back a removed note (`ls --removed` lists them) with all its versions: \
+    its last version, or --version N, becomes current. A name written again since the removal is \
+    never overwritten: restore under another name with --as.\n\n\
     Examples:\n  \
     scratchpad restore plan --version 2\n  \
-    scratchpad restore plan --version 2 --if-version 5"
+    scratchpad restore plan --version 2 --if-version 5\n  \
+    scratchpad restore plan --removed\n  \
+    scratchpad restore plan --removed --as plan-restored"
 )]
 pub struct RestoreArgs {
-    /// Entry name or id
+    /// Entry name or id (with --removed: a removed note's name, or its id to pick one removal)
     #[arg(value_name = "REF")]
     pub reference: String,
-    /// The version to bring back (`history REF` lists them)
-    #[arg(long, value_name = "N")]
-    pub version: u64,
+    /// The version to bring back (`history REF` lists them); required unless --removed
+    #[arg(long, value_name = "N", required_unless_present = "removed")]
+    pub version: Option<u64>,
+    /// Bring back a removed note
+    #[arg(long)]
+    pub removed: bool,
+    /// With --removed: the name to restore it under
+    #[arg(long = "as", value_name = "NAME", requires = "removed")]
+    pub as_name: Option<String>,
     /// Only restore if the entry is still at this version
     #[arg(long, value_name = "N")]
     pub if_version: Option<u64>,

@@ -66,6 +66,15 @@ impl Speak for Shell {
             }
             Call::Diff(diff) => format!("{} diff {}", self.command, diff_args(diff)),
             Call::Check => format!("{} check", self.command),
+            Call::RestoreRemoved { name, as_name } => {
+                let mut call = format!("{} restore {} --removed", self.command, shell_word(name));
+                if let Some(as_name) = as_name {
+                    call.push_str(&format!(" --as {}", shell_word(as_name)));
+                }
+                call
+            }
+            Call::Purge { name } => format!("{} rm {} --purge", self.command, shell_word(name)),
+            Call::ListRemoved => format!("{} ls --removed", self.command),
         }
     }
 

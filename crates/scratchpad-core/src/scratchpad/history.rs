@@ -169,6 +169,7 @@ impl Scratchpad {
                 change: Change::Restored { from: version },
                 keeps_history: true,
                 records_usage: false,
+                restores: None,
             },
         )
     }

@@ -93,6 +93,8 @@ pub(super) struct Commit {
     pub keeps_history: bool,
     /// A tool's output (a put), counted in the usage record; notes are not.
     pub records_usage: bool,
+    /// The id of the removed entry this write brings back.
+    pub restores: Option<String>,
 }
 
 impl Scratchpad {
@@ -230,6 +232,7 @@ impl Scratchpad {
             change: commit.change,
             keeps_history: commit.keeps_history,
             records_usage: commit.records_usage,
+            restores: commit.restores,
         };
         let entry = self.store.commit(&write, ingested.blob)?;
         self.after_write(entry.info.bytes);
@@ -319,6 +322,7 @@ impl Scratchpad {
                 change,
                 keeps_history: true,
                 records_usage: false,
+                restores: None,
             },
         )
     }
@@ -390,6 +394,7 @@ impl Scratchpad {
                 },
                 keeps_history: true,
                 records_usage: false,
+                restores: None,
             },
         )
     }
@@ -585,6 +590,7 @@ fn put_commit(opts: PutOptions<'_>) -> Commit {
         change: Change::Written { lines: None },
         keeps_history,
         records_usage: true,
+        restores: None,
     }
 }
 

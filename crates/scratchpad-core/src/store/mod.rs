@@ -15,7 +15,9 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
-use crate::history::{Change, History, HistoryPolicy};
+use crate::history::{
+    Change, History, HistoryPolicy, Purged, Removal, Removed, RemovedEntry, RemovedHistory,
+};
 use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source};
 use crate::preview::TextProfile;
@@ -209,6 +211,9 @@ pub struct EntryWrite {
     /// Whether the write is a tool's output standing in the context as its preview: the usage
     /// record counts it (see [`UsageEvent`]), in the write's own transaction.
     pub records_usage: bool,
+    /// The id of a removed entry this write brings back (with `CreateOnly`): its kept versions
+    /// become the new entry's history, its removal is gone, and its id is taken again when free.
+    pub restores: Option<String>,
 }
 
 /// A stored entry: its metadata and the blob that holds its content.
@@ -485,6 +490,8 @@ pub struct GcReport {
     pub stale_writes_removed: u64,
     /// Replaced versions dropped for being past the history's count or age.
     pub versions_removed: u64,
+    /// Removed entries dropped for being past their retention, or for the quota.
+    pub removed_purged: u64,
     pub bytes_freed: u64,
     /// Bytes of the store on disk before and after (0 where the backend cannot tell).
     pub disk_bytes_before: u64,
@@ -524,16 +531,34 @@ pub trait Store: Send + Sync + fmt::Debug {
         change: &EntryChange,
         now: i64,
     ) -> Result<Option<EntryInfo>>;
-    /// Removes an entry and its kept versions (and their blobs when nothing else points at them);
-    /// `None` when there is none.
+    /// Removes an entry: its name is free at once. As `removal` says, its versions (the current one
+    /// included) stay restorable, or it is deleted with them and their blobs are freed when nothing
+    /// else points at them. `None` when there is no such entry.
     fn delete(
         &self,
         session: &str,
         key: &str,
         if_version: Option<u64>,
         writer: &Writer,
+        removal: Removal,
         now: i64,
-    ) -> Result<Option<EntryInfo>>;
+    ) -> Result<Option<Removed>>;
+    /// The session's removed entries whose versions are kept, most recently removed first.
+    fn removed(&self, session: &str, limit: usize) -> Result<Vec<RemovedEntry>>;
+    /// The most recent removal of a name (or the removal of the entry with this id), with its
+    /// versions; `None` when there is none.
+    fn removed_history(&self, session: &str, key: &str) -> Result<Option<RemovedHistory>>;
+    /// One version of a removed entry (its last one: `None`), as an entry whose info describes
+    /// that version, with the removal it belongs to.
+    fn removed_version(
+        &self,
+        session: &str,
+        key: &str,
+        version: Option<u64>,
+    ) -> Result<Option<(RemovedEntry, Entry)>>;
+    /// Deletes the kept versions of every removal of a name (or the one of this id) and frees
+    /// their content.
+    fn purge_removed(&self, session: &str, key: &str) -> Result<Purged>;
     /// Removes every entry tagged with this turn; returns how many.
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64>;
     /// The chunk that holds a position, `None` past the end.

@@ -78,7 +78,7 @@ impl fmt::Debug for StagingConnection {
 }
 
 /// Tables of one store, for its size on disk.
-const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases', 'usage'";
+const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases', 'usage', 'removed', 'removed_versions'";
 
 /// A PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
@@ -225,6 +225,10 @@ impl Backend for Postgres {
             (
                 20261126100000,
                 include_str!("../../migrations/postgres/20261126100000_usage_record.sql"),
+            ),
+            (
+                20261126110000,
+                include_str!("../../migrations/postgres/20261126110000_removed_entries.sql"),
             ),
         ],
         search: SearchSql {
@@ -430,7 +434,7 @@ impl Backend for Postgres {
         // Makes freed pages reusable and gives trailing ones back to the file system. Best effort:
         // autovacuum gets there too, and a user who does not own the tables only gets a warning.
         let _ = self.read(&mut |c| {
-            c.batch("VACUUM (SKIP_LOCKED) chunks, blobs, entries, entry_search, versions")
+            c.batch("VACUUM (SKIP_LOCKED) chunks, blobs, entries, entry_search, versions, removed_versions")
         });
     }
 }

@@ -338,6 +338,10 @@ impl Backend for Sqlite {
                 20261126100000,
                 include_str!("../../migrations/sqlite/20261126100000_usage_record.sql"),
             ),
+            (
+                20261126110000,
+                include_str!("../../migrations/sqlite/20261126110000_removed_entries.sql"),
+            ),
         ],
         search: SearchSql {
             index_pending: &[

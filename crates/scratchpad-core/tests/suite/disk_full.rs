@@ -143,10 +143,10 @@ fn a_full_disk_still_reads_deletes_and_collects() {
         .unwrap();
     assert_eq!(plan.text, "1. reproduce\n2. fix");
 
-    // Deleting works, and gives the space back.
+    // Purging works, and gives the space back.
     let free_before = free_bytes(disk.path());
     let bytes = pad.get("log").unwrap().bytes;
-    pad.delete("log", None).unwrap();
+    pad.purge("log", None).unwrap();
     // Its content is freed, 2 MiB of it set aside again as the reserve.
     let free_after = free_bytes(disk.path());
     assert!(
@@ -275,10 +275,10 @@ fn a_disk_another_program_filled_to_the_last_byte_still_reads_and_deletes() {
         "1. reproduce\n2. fix"
     );
 
-    // Deleting gives up the reserve to run, frees the entry's space and sets the reserve aside
+    // Purging gives up the reserve to run, frees the entry's space and sets the reserve aside
     // again from it.
     let bytes = pad.get("log").unwrap().bytes;
-    pad.delete("log", None).unwrap();
+    pad.purge("log", None).unwrap();
     let free_after = free_bytes(disk.path());
     assert!(
         free_after + (2 << 20) + (1 << 20) >= bytes,

@@ -206,7 +206,7 @@ fn gc_returns_disk_space() {
     pad.gc().unwrap();
     let before = size(&db);
     assert!(before > 20_000_000, "{before}");
-    pad.delete("big", None).unwrap();
+    pad.purge("big", None).unwrap();
     let report = pad.gc().unwrap();
     let after = size(&db);
     assert!(after < 2_000_000, "file shrank from {before} to {after}");

@@ -18,6 +18,7 @@ mod previews;
 mod reads;
 mod real_outputs;
 mod references;
+mod removal;
 mod reuse;
 mod sessions;
 mod side_files;

@@ -31,13 +31,13 @@ fn large_content_is_one_side_file_whatever_its_entries() {
     // Small content stays in the database.
     put(&pad, "small", b"a small note\n");
     assert_eq!(side_files(dir).len(), 1);
-    pad.delete("first", None).unwrap();
+    pad.purge("first", None).unwrap();
     assert_eq!(
         side_files(dir),
         std::slice::from_ref(&first.hash),
         "still used by `second`"
     );
-    pad.delete("second", None).unwrap();
+    pad.purge("second", None).unwrap();
     assert!(
         side_files(dir).is_empty(),
         "deleting the last entry removes the file at once"

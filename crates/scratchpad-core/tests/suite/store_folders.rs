@@ -278,7 +278,7 @@ fn a_store_folder_reached_through_a_link_works() {
     put(&pad, "copy", log.as_bytes());
     assert!(real.join("pad.db-blobs").join(&stored.hash).is_file());
     assert!(real.join("pad.db-reserve").is_file());
-    pad.delete("copy", None).unwrap();
+    pad.purge("copy", None).unwrap();
     let report = pad.gc().unwrap();
     assert!(report.unexpected.is_empty(), "{report:?}");
     let check = pad.check(&mut |_| {}).unwrap();
@@ -288,6 +288,6 @@ fn a_store_folder_reached_through_a_link_works() {
     );
     let hit = pad.read("log", &ReadMode::grep("ERROR", 0), None).unwrap();
     assert!(hit.text.starts_with("20000:"), "{}", hit.text);
-    pad.delete("log", None).unwrap();
+    pad.purge("log", None).unwrap();
     assert!(!real.join("pad.db-blobs").join(&stored.hash).exists());
 }

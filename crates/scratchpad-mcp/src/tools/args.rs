@@ -118,8 +118,9 @@ pub struct ListArgs {
     pub turn: Option<String>,
     /// Default 50, at most 500.
     pub limit: Option<usize>,
-    /// The previous page's `next_cursor`.
+    // The output's `next_cursor` says what to pass (no doc comment: the schema is paid every turn).
     pub cursor: Option<String>,
+    pub removed: Option<bool>,
 }
 
 // Entry kinds, as a model names them (no doc comment: it would land in the schema).
@@ -139,6 +140,10 @@ pub struct DeleteArgs {
     pub name: String,
     pub if_version: Option<u64>,
     pub lease: Option<u64>,
+    // No doc comments below: the tool's description says what each does, once.
+    pub purge: Option<bool>,
+    pub undo: Option<bool>,
+    pub new_name: Option<String>,
 }
 
 /// `scratchpad_search`.

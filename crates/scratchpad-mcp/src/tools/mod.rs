@@ -12,7 +12,7 @@ use schemars::JsonSchema;
 use scratchpad_core::figures::counted;
 use scratchpad_core::read::{READ_TIMEOUT, Stop};
 use scratchpad_core::{
-    DiffOptions, Kind, ListFilter, ReadMode, Scratchpad, Target, Ttl, WriteOptions,
+    DiffOptions, Error, Kind, ListFilter, ReadMode, Scratchpad, Target, Ttl, WriteOptions,
 };
 use serde::de::DeserializeOwned;
 use std::sync::Arc;
@@ -25,7 +25,7 @@ use args::{
     DeleteArgs, EditArgs, KindName, LeaseAction, LeaseArgs, ListArgs, PinArgs, ReadArgs,
     ReadModeName, RenameArgs, SearchArgs, WriteArgs, WriteMode,
 };
-use render::{EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
+use render::{DeleteOutput, EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
 
 pub const WRITE: &str = "scratchpad_write";
 pub const READ: &str = "scratchpad_read";
@@ -54,37 +54,37 @@ pub fn definitions() -> Vec<Tool> {
     vec![
         tool::<WriteArgs, EntrySummary>(
             WRITE,
-            "Save a note (plan, findings, decisions) or a value of any `content` size; it survives \
-             compaction and restarts. Large values return a preview to read in slices.",
+            "Save a note (plan, findings, decisions) or any `content`; it survives compaction and \
+             restarts. Large values return a preview to read in slices.",
             annotations(false, false, true),
         ),
         tool::<ReadArgs, ReadOutput>(
             READ,
-            "Read part of a stored entry: grep a log, lines around a number from its preview, the tail, \
-             a jq query on JSON; or how a note changed.",
+            "Read part of an entry: grep a log, lines near a number in its preview, the tail, a jq \
+             query; or how a note changed.",
             annotations(true, false, true),
         ),
         tool::<EditArgs, EntrySummary>(
             EDIT,
-            "Replace exact `old` by `new` in a note (tick a plan step), insert `new` `after_line`, \
+            "Replace exact `old` by `new` in a note, insert `new` `after_line`, \
              or `restore` a version.",
             annotations(false, false, false),
         ),
         tool::<ListArgs, ListOutput>(
             LIST,
-            "List this session's entries, newest first, with sizes and previews. Call it first to find \
-             the notes you left.",
+            "List this session's entries (or `removed` notes), newest first, with previews. Call it \
+             first to find your notes.",
             annotations(true, false, true),
         ),
-        tool::<DeleteArgs, EntrySummary>(
+        tool::<DeleteArgs, DeleteOutput>(
             DELETE,
-            "Delete for good; old outputs expire on their own.",
-            annotations(false, true, true),
+            "Remove; a note stays restorable: `undo` (as `new_name` if taken). `purge`: gone \
+             at once.",
+            annotations(false, true, false),
         ),
         tool::<SearchArgs, SearchOutput>(
             SEARCH,
-            "Full-text search over names, notes and the ends of large outputs. In one output, use \
-             mode=grep.",
+            "Full-text search of names, notes, ends of outputs; in one, use mode=grep.",
             annotations(true, false, true),
         ),
         tool::<PinArgs, EntrySummary>(
@@ -99,8 +99,8 @@ pub fn definitions() -> Vec<Tool> {
         ),
         tool::<LeaseArgs, LeaseOutput>(
             LEASE,
-            "Claim a note while editing: `action`=acquire gives a `token` (`ttl` default 60s; \
-             `holder`: you) to pass as `lease` to writes; stale or released tokens are refused.",
+            "Claim a note while editing: `action`=acquire gives a `token` (`ttl` 60s; `holder`: you) to pass \
+             as `lease`; stale or released ones fail.",
             annotations(false, false, false),
         ),
     ]
@@ -203,21 +203,7 @@ fn dispatch(
         READ => read(pad, parse(tool, args)?, stop),
         EDIT => edit(pad, parse(tool, args)?),
         LIST => list(pad, parse(tool, args)?),
-        DELETE => {
-            let args: DeleteArgs = parse(tool, args)?;
-            let info = pad
-                .with_lease(args.lease)
-                .delete(&args.name, args.if_version)?;
-            Ok(render::entry_result(
-                format!(
-                    "Deleted `{}` (version {}, {} bytes).",
-                    info.name,
-                    info.version,
-                    scratchpad_core::figures::thousands(info.bytes)
-                ),
-                &info,
-            ))
-        }
+        DELETE => delete(pad, parse(tool, args)?),
         SEARCH => search(pad, parse(tool, args)?),
         PIN => {
             let args: PinArgs = parse(tool, args)?;
@@ -364,7 +350,15 @@ fn read(pad: &Scratchpad, args: ReadArgs, stop: &AtomicBool) -> Result<CallToolR
         Some(ReadModeName::History) => {
             check_unused(&args, ReadModeName::History)?;
             let budget = budget.unwrap_or(pad.config().read_budget_chars);
-            return Ok(render::history_result(&pad.history(&args.name)?, budget));
+            return match pad.history(&args.name) {
+                Ok(history) => Ok(render::history_result(&history, budget)),
+                // After a removal, the history asked for is the removed note's.
+                Err(err @ Error::NotFound { .. }) => match pad.removed_history(&args.name) {
+                    Ok(removed) => Ok(render::removed_history_result(&removed)),
+                    Err(_) => Err(err.into()),
+                },
+                Err(err) => Err(err.into()),
+            };
         }
         Some(ReadModeName::Diff) => return diff(pad, &args, budget, stop),
         _ => {}
@@ -750,12 +744,49 @@ fn edit(pad: &Scratchpad, args: EditArgs) -> Result<CallToolResult, Failure> {
     ))
 }
 
+/// `scratchpad_delete`: remove (a note stays restorable), purge, or undo a removal.
+fn delete(pad: &Scratchpad, args: DeleteArgs) -> Result<CallToolResult, Failure> {
+    let pad = pad.with_lease(args.lease);
+    let undo = args.undo.unwrap_or(false);
+    let purge = args.purge.unwrap_or(false);
+    if !undo && args.new_name.is_some() {
+        return Err(Failure::arguments(
+            DELETE,
+            "`new_name` goes with `undo=true`, which brings back a removed note",
+        ));
+    }
+    match (undo, purge) {
+        (true, true) => Err(Failure::arguments(
+            DELETE,
+            "give `undo` (bring a removed note back) or `purge` (delete it for good), not both",
+        )),
+        (true, false) => {
+            // The last version comes back with the others as its history: an older one is then
+            // one `scratchpad_edit(restore=N)` away, so no argument here is spent on it.
+            let info = pad.restore_removed(&args.name, None, args.new_name.as_deref())?;
+            Ok(render::restored_result(&info))
+        }
+        (false, true) => Ok(render::purged_result(
+            &pad.purge(&args.name, args.if_version)?,
+        )),
+        (false, false) => Ok(render::removed_result(
+            &pad.delete(&args.name, args.if_version)?,
+        )),
+    }
+}
+
 fn list(pad: &Scratchpad, args: ListArgs) -> Result<CallToolResult, Failure> {
     let limit = args.limit.unwrap_or(DEFAULT_LIST_LIMIT);
     if limit == 0 || limit > MAX_LIST_LIMIT {
         return Err(Failure::arguments(
             LIST,
             format!("limit must be between 1 and {MAX_LIST_LIMIT} (got {limit})"),
+        ));
+    }
+    if args.removed == Some(true) {
+        return Ok(render::removed_list_result(
+            &pad.removed(limit)?,
+            pad.session(),
         ));
     }
     let filter = ListFilter {

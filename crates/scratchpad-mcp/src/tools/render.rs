@@ -6,7 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Resource};
 use schemars::JsonSchema;
 use scratchpad_core::figures::{counted, span, thousands, utc_time};
 use scratchpad_core::{
-    DiffReply, EntryInfo, History, Lease, Page, ReadReply, SearchHit, Speak, Stats,
+    DiffReply, EntryInfo, History, Lease, Page, Purged, ReadReply, Removed, RemovedEntry,
+    RemovedHistory, SearchHit, Speak, Stats,
 };
 use serde::Serialize;
 
@@ -132,6 +133,55 @@ pub struct LeaseOutput {
     pub expires_in_ms: Option<i64>,
 }
 
+/// What `scratchpad_delete` did.
+#[derive(Debug, Default, Serialize, JsonSchema)]
+pub struct DeleteOutput {
+    pub name: String,
+    /// Versions kept restorable (with `undo`); absent when nothing was kept.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_versions: Option<u64>,
+    /// Unix milliseconds when the kept versions go; absent when kept until purged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_until: Option<i64>,
+    /// Versions deleted for good.
+    pub versions_deleted: u64,
+    pub bytes_freed: u64,
+    /// The entry an `undo` brought back.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restored: Option<EntrySummary>,
+}
+
+/// A removed note in `scratchpad_list(removed=true)`.
+#[derive(Debug, Serialize, JsonSchema)]
+pub struct RemovedSummary {
+    pub name: String,
+    /// Tells apart two removals of one name: pass it as `name` to `undo` the older one.
+    pub id: String,
+    pub versions: u64,
+    pub bytes: u64,
+    /// Unix milliseconds.
+    pub removed_at: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed_by: Option<String>,
+    /// Unix milliseconds; absent when kept until purged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub kept_until: Option<i64>,
+}
+
+impl From<&RemovedEntry> for RemovedSummary {
+    fn from(r: &RemovedEntry) -> Self {
+        Self {
+            name: r.name.clone(),
+            id: r.id.clone(),
+            versions: r.versions,
+            bytes: r.bytes,
+            removed_at: r.removed_at,
+            removed_by: r.removed_by.clone(),
+            kept_until: r.keep_until,
+        }
+    }
+}
+
 /// One page of `scratchpad_list`.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ListOutput {
@@ -146,6 +196,9 @@ pub struct ListOutput {
     pub total_bytes: u64,
     /// Estimated tokens the stored content would cost minus what its previews cost.
     pub tokens_kept_out: u64,
+    /// With `removed=true`: the removed notes, most recently removed first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub removed: Option<Vec<RemovedSummary>>,
 }
 
 /// `scratchpad_search` hits, best first.
@@ -419,6 +472,150 @@ pub fn list_result(page: &Page, stats: &Stats, session: &str) -> CallToolResult 
         total_entries: stats.figures.entries,
         total_bytes: stats.figures.bytes,
         tokens_kept_out: stats.figures.tokens_kept_out,
+        removed: None,
+    };
+    structured(text, &output)
+}
+
+/// The removed notes of a session, most recently removed first.
+pub fn removed_list_result(removed: &[RemovedEntry], session: &str) -> CallToolResult {
+    let mut text = if removed.is_empty() {
+        format!("Session `{session}` has no removed notes kept.\n")
+    } else {
+        format!(
+            "{} in session `{session}`, most recently removed first:\n",
+            counted(removed.len() as u64, "removed note", "removed notes")
+        )
+    };
+    for r in removed {
+        text.push_str(&format!(
+            "- {} (id {}, {}, {}) removed {} by {}, {}\n",
+            r.name,
+            r.id,
+            counted(r.versions, "version", "versions"),
+            counted(r.bytes, "byte", "bytes"),
+            utc_time(r.removed_at),
+            r.removed_by.as_deref().unwrap_or("unknown"),
+            kept_until(r.keep_until)
+        ));
+    }
+    if !removed.is_empty() {
+        text.push_str("Bring one back with scratchpad_delete(name=…, undo=true).");
+    }
+    let output = ListOutput {
+        session: session.to_owned(),
+        entries: Vec::new(),
+        next_cursor: None,
+        total_entries: 0,
+        total_bytes: 0,
+        tokens_kept_out: 0,
+        removed: Some(removed.iter().map(RemovedSummary::from).collect()),
+    };
+    structured(text, &output)
+}
+
+fn kept_until(at: Option<i64>) -> String {
+    match at {
+        Some(at) => format!("kept until {}", utc_time(at)),
+        None => "kept until purged".to_owned(),
+    }
+}
+
+pub fn removed_result(removed: &Removed) -> CallToolResult {
+    let output = DeleteOutput {
+        name: removed.entry.name.clone(),
+        kept_versions: removed.kept.as_ref().map(|kept| kept.versions),
+        kept_until: removed.kept.as_ref().and_then(|kept| kept.keep_until),
+        versions_deleted: removed.versions_deleted,
+        bytes_freed: removed.bytes_freed,
+        restored: None,
+    };
+    structured(format!("{}.", removed.advice().render(&Mcp)), &output)
+}
+
+pub fn purged_result(purged: &Purged) -> CallToolResult {
+    let output = DeleteOutput {
+        name: purged.name.clone(),
+        versions_deleted: purged.versions,
+        bytes_freed: purged.bytes_freed,
+        ..DeleteOutput::default()
+    };
+    structured(format!("{}.", purged.advice().render(&Mcp)), &output)
+}
+
+pub fn restored_result(info: &EntryInfo) -> CallToolResult {
+    let output = DeleteOutput {
+        name: info.name.clone(),
+        restored: Some(EntrySummary::from(info)),
+        ..DeleteOutput::default()
+    };
+    structured(
+        format!(
+            "Restored `{}` with its history: now version {} ({}).",
+            info.name,
+            info.version,
+            counted(info.bytes, "byte", "bytes")
+        ),
+        &output,
+    )
+}
+
+/// A removed note's versions, newest first, with who removed it and when.
+pub fn removed_history_result(history: &RemovedHistory) -> CallToolResult {
+    let r = &history.removed;
+    let mut text = format!(
+        "`{}` was removed {} by {}; {} {}:\n",
+        r.name,
+        utc_time(r.removed_at),
+        r.removed_by.as_deref().unwrap_or("unknown"),
+        counted(r.versions, "version", "versions"),
+        kept_until(r.keep_until)
+    );
+    for v in &history.versions {
+        text.push_str(&format!(
+            "v{} {} by {}, {}: {}\n",
+            v.version,
+            utc_time(v.written_at),
+            v.author.as_deref().unwrap_or("unknown"),
+            counted(v.bytes, "byte", "bytes"),
+            v.change
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), ToString::to_string)
+        ));
+    }
+    text.push_str(
+        "Bring it back with scratchpad_delete(undo=true); then scratchpad_edit(restore=N) makes an \
+         older version current.",
+    );
+    let output = ReadOutput {
+        name: r.name.clone(),
+        kind: r.kind.as_str().to_owned(),
+        location: format!(
+            "history of a removed note: {}",
+            counted(r.versions, "version", "versions")
+        ),
+        truncated: false,
+        continuation: None,
+        continuation_arguments: None,
+        total_matches: None,
+        notes: Vec::new(),
+        version: None,
+        versions: Some(
+            history
+                .versions
+                .iter()
+                .map(|v| VersionOutput {
+                    version: v.version,
+                    bytes: v.bytes,
+                    lines: v.lines,
+                    author: v.author.clone(),
+                    written_at: v.written_at,
+                    change: v.change.as_ref().map(ToString::to_string),
+                })
+                .collect(),
+        ),
+        added: None,
+        removed: None,
     };
     structured(text, &output)
 }

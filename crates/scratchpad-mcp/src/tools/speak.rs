@@ -6,7 +6,7 @@ use rmcp::model::JsonObject;
 use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
 use serde_json::{Value, json};
 
-use super::{LEASE, LIST, READ};
+use super::{DELETE, LEASE, LIST, READ};
 use scratchpad_core::diff::DiffCall;
 
 /// The MCP spelling of calls and arguments.
@@ -113,7 +113,10 @@ pub fn call_arguments(call: &Call) -> Option<JsonObject> {
         | Call::History { .. }
         | Call::Lease { .. }
         | Call::AcquireLease { .. }
-        | Call::Check => None,
+        | Call::Check
+        | Call::RestoreRemoved { .. }
+        | Call::Purge { .. }
+        | Call::ListRemoved => None,
     }
 }
 
@@ -148,6 +151,15 @@ impl Speak for Mcp {
             Call::Check => {
                 "`scratchpad check` (a command for the person who runs this server)".to_owned()
             }
+            Call::RestoreRemoved { name, as_name } => {
+                let mut pairs = vec![("name", json!(name)), ("undo", json!(true))];
+                if let Some(as_name) = as_name {
+                    pairs.push(("new_name", json!(as_name)));
+                }
+                spell(DELETE, &pairs)
+            }
+            Call::Purge { name } => spell(DELETE, &[("name", json!(name)), ("purge", json!(true))]),
+            Call::ListRemoved => spell(LIST, &[("removed", json!(true))]),
         }
     }
 

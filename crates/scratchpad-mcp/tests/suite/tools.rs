@@ -38,6 +38,8 @@ async fn tool_list_has_every_tool_with_described_arguments() {
             "new_name",
             // The lease token, which `scratchpad_lease` hands out and says to pass as `lease`.
             "lease",
+            // A listing's page cursor: the page before says to pass its `next_cursor` as `cursor`.
+            "cursor",
         ];
         for tool in &tools {
             let description = tool.description.as_deref().unwrap_or_default();
@@ -206,7 +208,7 @@ async fn plan_then_large_log_then_slices() {
         let gone = h
             .ok("scratchpad_delete", json!({"name": "build-log"}))
             .await;
-        assert!(gone.starts_with("Deleted `build-log`"), "{gone}");
+        assert!(gone.starts_with("removed build-log "), "{gone}");
         let listing = h.ok("scratchpad_list", json!({})).await;
         assert!(!listing.contains("build-log"), "{listing}");
     }
@@ -433,4 +435,76 @@ async fn head_and_tail_count_lines() {
             );
         }
     }
+}
+
+#[tokio::test]
+async fn a_deleted_note_is_listed_undone_and_purged_and_the_replies_say_so() {
+    let h = Harness::new(crate::common::Era::Discover).await;
+    h.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "one"}),
+    )
+    .await;
+    h.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "two"}),
+    )
+    .await;
+    let gone = h.ok("scratchpad_delete", json!({"name": "plan"})).await;
+    assert!(
+        gone.starts_with("removed plan (2 versions kept until "),
+        "{gone}"
+    );
+    assert!(
+        gone.contains("scratchpad_delete(name=\"plan\", undo=true)")
+            && gone.contains("scratchpad_delete(name=\"plan\", purge=true)"),
+        "{gone}"
+    );
+    let removed = h.ok("scratchpad_list", json!({"removed": true})).await;
+    assert!(removed.contains("- plan (id "), "{removed}");
+    let history = h
+        .ok(
+            "scratchpad_read",
+            json!({"name": "plan", "mode": "history"}),
+        )
+        .await;
+    assert!(
+        history.contains("was removed") && history.contains("v1 "),
+        "{history}"
+    );
+
+    h.ok(
+        "scratchpad_write",
+        json!({"name": "plan", "content": "new"}),
+    )
+    .await;
+    let refused = h
+        .fails("scratchpad_delete", json!({"name": "plan", "undo": true}))
+        .await;
+    assert!(refused.contains("new_name=\"plan-restored\""), "{refused}");
+    let back = h
+        .ok(
+            "scratchpad_delete",
+            json!({"name": "plan", "undo": true, "new_name": "plan-old"}),
+        )
+        .await;
+    assert!(
+        back.starts_with("Restored `plan-old` with its history"),
+        "{back}"
+    );
+    let read = h
+        .ok("scratchpad_read", json!({"name": "plan-old", "version": 1}))
+        .await;
+    assert!(read.contains("one"), "{read}");
+
+    let purged = h
+        .ok(
+            "scratchpad_delete",
+            json!({"name": "plan-old", "purge": true}),
+        )
+        .await;
+    assert!(
+        purged.starts_with("purged plan-old (3 versions deleted"),
+        "{purged}"
+    );
 }

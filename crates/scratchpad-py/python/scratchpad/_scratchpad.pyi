@@ -289,8 +289,27 @@ class Scratchpad:
         self, name: str, new_name: str, *, if_version: Optional[int] = None, lease: Optional[int] = None
     ) -> EntryInfo: ...
     def delete(
-        self, name: str, *, if_version: Optional[int] = None, lease: Optional[int] = None
-    ) -> EntryInfo: ...
+        self,
+        name: str,
+        *,
+        purge: bool = False,
+        if_version: Optional[int] = None,
+        lease: Optional[int] = None,
+    ) -> Removal:
+        """Removes an entry; a note stays restorable for the retention period, unless ``purge``."""
+    def removed(self, limit: int = 50) -> List[RemovedEntry]:
+        """The session's removed notes whose versions are kept, most recently removed first."""
+    def removed_history(self, name: str) -> RemovedHistory:
+        """A removed note's versions, newest first, with who removed it and when."""
+    def restore_removed(
+        self,
+        name: str,
+        *,
+        version: Optional[int] = None,
+        new_name: Optional[str] = None,
+        lease: Optional[int] = None,
+    ) -> EntryInfo:
+        """Brings back a removed note with its versions; a name in use again needs ``new_name``."""
     def pin(
         self, name: str, *, if_version: Optional[int] = None, lease: Optional[int] = None
     ) -> EntryInfo: ...
@@ -365,6 +384,57 @@ class Version:
     @property
     def summary(self) -> Optional[str]:
         """What the change did, in one line: ``+3 −1 lines``, ``restored version 2``."""
+
+class Removal:
+    """What removing an entry did: versions kept (and until when, Unix ms) or deleted for good."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> Optional[str]: ...
+    @property
+    def kept_versions(self) -> Optional[int]: ...
+    @property
+    def kept_until(self) -> Optional[int]: ...
+    @property
+    def versions_deleted(self) -> int: ...
+    @property
+    def bytes_freed(self) -> int: ...
+    @property
+    def message(self) -> str:
+        """The one-line reply, with the calls that restore or purge it."""
+
+class RemovedEntry:
+    """A removed note whose versions are kept. Times are Unix milliseconds."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def versions(self) -> int: ...
+    @property
+    def bytes(self) -> int: ...
+    @property
+    def removed_at(self) -> int: ...
+    @property
+    def removed_by(self) -> Optional[str]: ...
+    @property
+    def keep_until(self) -> Optional[int]: ...
+
+class RemovedHistory:
+    """A removed note and its versions, newest first. Iterate it for them."""
+
+    @property
+    def removed(self) -> RemovedEntry: ...
+    @property
+    def versions(self) -> List[Version]: ...
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[Version]: ...
 
 class History:
     """An entry's versions, newest first. Iterate it for them."""

@@ -686,11 +686,17 @@ fn dialogs(entry: &EntryInfo) -> String {
          <p class=\"form-error\" hidden></p><div class=\"buttons\"><button value=\"cancel\" formnovalidate>Cancel</button>\
          <button value=\"ok\" class=\"primary\">Set</button></div></form></dialog>\
          <dialog id=\"dlg-delete\"><form method=\"dialog\"><h3>Delete <code>{name}</code>?</h3>\
-         <p>Version {version}, {size}. Agents that read it next will find it gone.</p>\
+         <p>Version {version}, {size}. Agents that read it next will find it gone. {kept}</p>\
+         <label><input type=\"checkbox\" name=\"purge\"> Delete at once, with every version</label>\
          <p class=\"form-error\" hidden></p><div class=\"buttons\"><button value=\"cancel\" formnovalidate>Cancel</button>\
          <button value=\"ok\" class=\"danger\">Delete</button></div></form></dialog>",
         name = esc(&entry.name),
         version = entry.version,
         size = bytes(entry.bytes),
+        kept = if entry.source.tool.is_some() {
+            "An output of a tool keeps no history: it is deleted at once."
+        } else {
+            "Its versions stay restorable for a while (<code>scratchpad ls --removed</code>)."
+        },
     )
 }

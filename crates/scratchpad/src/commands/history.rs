@@ -3,7 +3,7 @@
 use std::io::Write as _;
 
 use scratchpad_core::figures::{counted, thousands, utc_time};
-use scratchpad_core::{DiffOptions, Target};
+use scratchpad_core::{Call, DiffOptions, Error, Speak as _, Target, VersionInfo};
 use serde_json::json;
 
 use super::entry_json;
@@ -12,7 +12,18 @@ use crate::cli::{DiffArgs, HistoryArgs, RestoreArgs};
 use crate::format::{human_bytes, table};
 
 pub fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
-    let history = ctx.pad.history(&args.reference)?;
+    if args.removed {
+        return removed_history(ctx, args);
+    }
+    let history = match ctx.pad.history(&args.reference) {
+        Ok(history) => history,
+        // A removed note's history is what someone asking for `history plan` after `rm plan` wants.
+        Err(err @ Error::NotFound { .. }) => match ctx.pad.removed_history(&args.reference) {
+            Ok(_) => return removed_history(ctx, args),
+            Err(_) => return Err(err.into()),
+        },
+        Err(err) => return Err(err.into()),
+    };
     if ctx.json {
         ctx.print_json(&history)?;
         return Ok(0);
@@ -38,13 +49,56 @@ pub fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
         entry.version,
         counted(kept as u64, "older version", "older versions"),
     )?;
-    let rows: Vec<Vec<String>> = history
-        .versions
+    version_table(ctx, &history.versions, entry.version, args.limit)?;
+    Ok(0)
+}
+
+/// The versions of a removed note, with who removed it, when, and until when they are kept.
+fn removed_history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
+    let history = ctx.pad.removed_history(&args.reference)?;
+    if ctx.json {
+        ctx.print_json(&history)?;
+        return Ok(0);
+    }
+    let removed = &history.removed;
+    writeln!(
+        ctx.out,
+        "`{}` (id {}): removed{} at {}; {} kept {}",
+        removed.name,
+        removed.id,
+        removed
+            .removed_by
+            .as_deref()
+            .map_or_else(String::new, |who| format!(" by {who}")),
+        utc_time(removed.removed_at),
+        counted(removed.versions, "version", "versions"),
+        kept_until(removed.keep_until),
+    )?;
+    version_table(ctx, &history.versions, removed.version, args.limit)?;
+    let restore = ctx.shell.call(&Call::RestoreRemoved {
+        name: removed.name.clone(),
+        as_name: None,
+    });
+    writeln!(
+        ctx.out,
+        "restore with `{restore}` (--version N for another)"
+    )?;
+    Ok(0)
+}
+
+/// Versions newest first, the current one starred, at most `limit` of them.
+fn version_table(
+    ctx: &mut Ctx,
+    versions: &[VersionInfo],
+    current: u64,
+    limit: usize,
+) -> anyhow::Result<()> {
+    let rows: Vec<Vec<String>> = versions
         .iter()
-        .take(args.limit.max(1))
+        .take(limit.max(1))
         .map(|v| {
             vec![
-                if v.version == entry.version {
+                if v.version == current {
                     format!("{}*", v.version)
                 } else {
                     v.version.to_string()
@@ -63,22 +117,39 @@ pub fn history(ctx: &mut Ctx, args: &HistoryArgs) -> anyhow::Result<u8> {
     let right = [true, false, false, true, true, false];
     ctx.out
         .write_all(table(&header, &rows, &right).as_bytes())?;
-    if history.versions.len() > args.limit.max(1) {
+    if versions.len() > limit.max(1) {
         writeln!(
             ctx.out,
             "({} older not shown; --limit {} shows them)",
-            history.versions.len() - args.limit.max(1),
-            history.versions.len()
+            versions.len() - limit.max(1),
+            versions.len()
         )?;
     }
-    Ok(0)
+    Ok(())
+}
+
+fn kept_until(at: Option<i64>) -> String {
+    match at {
+        Some(at) => format!("until {}", utc_time(at)),
+        None => "until purged".to_owned(),
+    }
 }
 
 pub fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<u8> {
-    let info =
-        ctx.pad
-            .with_lease(args.lease)
-            .restore(&args.reference, args.version, args.if_version)?;
+    if args.removed {
+        return restore_removed(ctx, args);
+    }
+    let Some(version) = args.version else {
+        anyhow::bail!(
+            "give the version to bring back with --version N (`history {}` lists them), or \
+             --removed to bring back a removed note",
+            args.reference
+        );
+    };
+    let info = ctx
+        .pad
+        .with_lease(args.lease)
+        .restore(&args.reference, version, args.if_version)?;
     if ctx.json {
         let value = entry_json(ctx, &info);
         ctx.print_json(&value)?;
@@ -88,7 +159,34 @@ pub fn restore(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<u8> {
         ctx.out,
         "restored `{}` to the content of version {}: now version {} ({} bytes)",
         info.name,
+        version,
+        info.version,
+        thousands(info.bytes)
+    )?;
+    Ok(0)
+}
+
+fn restore_removed(ctx: &mut Ctx, args: &RestoreArgs) -> anyhow::Result<u8> {
+    let info = ctx.pad.with_lease(args.lease).restore_removed(
+        &args.reference,
         args.version,
+        args.as_name.as_deref(),
+    )?;
+    if ctx.json {
+        let value = entry_json(ctx, &info);
+        ctx.print_json(&value)?;
+        return Ok(0);
+    }
+    let history = ctx.pad.history(&info.name)?;
+    writeln!(
+        ctx.out,
+        "restored `{}` with {}: now version {} ({} bytes)",
+        info.name,
+        counted(
+            history.versions.len().saturating_sub(1) as u64,
+            "earlier version",
+            "earlier versions"
+        ),
         info.version,
         thousands(info.bytes)
     )?;

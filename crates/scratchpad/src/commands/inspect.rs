@@ -3,7 +3,8 @@
 use std::io::Write as _;
 
 use scratchpad_core::preview::thousands;
-use scratchpad_core::{Kind, ListFilter};
+use scratchpad_core::{Call, Kind, ListFilter, Speak as _};
+use serde_json::json;
 
 use super::{entry_json, print_preview_and_hint};
 use crate::Ctx;
@@ -79,6 +80,9 @@ pub fn show(ctx: &mut Ctx, args: &ShowArgs) -> anyhow::Result<u8> {
 }
 
 pub fn ls(ctx: &mut Ctx, args: LsArgs) -> anyhow::Result<u8> {
+    if args.removed {
+        return ls_removed(ctx, &args);
+    }
     let filter = ListFilter {
         kind: args.kind.as_deref().map(Kind::parse).transpose()?,
         prefix: args.prefix.clone(),
@@ -339,5 +343,60 @@ pub fn gc(ctx: &mut Ctx) -> anyhow::Result<u8> {
     for unexpected in &report.unexpected {
         writeln!(ctx.out, "NOT MADE BY THE STORE: {unexpected}")?;
     }
+    Ok(0)
+}
+
+/// Removed notes whose versions are kept, most recently removed first.
+fn ls_removed(ctx: &mut Ctx, args: &LsArgs) -> anyhow::Result<u8> {
+    let removed = ctx.pad.removed(args.limit)?;
+    if ctx.json {
+        ctx.print_json(&json!({ "removed": removed }))?;
+        return Ok(0);
+    }
+    if removed.is_empty() {
+        writeln!(
+            ctx.out,
+            "no removed entries kept in session `{}`",
+            ctx.pad.session()
+        )?;
+        return Ok(0);
+    }
+    let rows: Vec<Vec<String>> = removed
+        .iter()
+        .map(|r| {
+            vec![
+                r.name.clone(),
+                r.id.clone(),
+                thousands(r.versions),
+                human_bytes(r.bytes),
+                utc_time(r.removed_at).trim_end_matches(" UTC").to_owned(),
+                crate::format::shown_name(r.removed_by.as_deref()),
+                r.keep_until.map_or_else(
+                    || "purged by hand".to_owned(),
+                    |at| utc_time(at).trim_end_matches(" UTC").to_owned(),
+                ),
+            ]
+        })
+        .collect();
+    let header = [
+        "NAME",
+        "ID",
+        "VERSIONS",
+        "SIZE",
+        "REMOVED (UTC)",
+        "BY",
+        "KEPT UNTIL",
+    ];
+    let right = [false, false, true, true, false, false, false];
+    ctx.out
+        .write_all(table(&header, &rows, &right).as_bytes())?;
+    let restore = ctx.shell.call(&Call::RestoreRemoved {
+        name: "NAME".to_owned(),
+        as_name: None,
+    });
+    writeln!(
+        ctx.out,
+        "restore with `{restore}` (or the ID, where a name was removed twice)"
+    )?;
     Ok(0)
 }

@@ -144,12 +144,19 @@ pub fn rm(ctx: &mut Ctx, args: &RmArgs) -> anyhow::Result<u8> {
     let mut failed = Vec::new();
     let pad = ctx.pad.with_lease(args.lease);
     for name in &args.names {
-        match pad.delete(name, args.if_version) {
-            Ok(info) => {
+        let done = if args.purge {
+            pad.purge(name, args.if_version)
+                .map(|purged| (purged.advice(), json!(purged)))
+        } else {
+            pad.delete(name, args.if_version)
+                .map(|removal| (removal.advice(), json!(removal)))
+        };
+        match done {
+            Ok((advice, value)) => {
                 if !ctx.json {
-                    writeln!(ctx.out, "removed `{}`", info.name)?;
+                    writeln!(ctx.out, "{}", advice.render(&ctx.shell))?;
                 }
-                removed.push(info);
+                removed.push(json!({ "reply": advice.render(&ctx.shell), "removal": value }));
             }
             Err(err) => {
                 // One bad name should not keep the others.

@@ -166,7 +166,10 @@ fn mv_rm_pin_ttl() {
     pad.ok(&["write", "other", "x"]);
     let rm = pad.run(&["rm", "findings", "missing", "other"]).no_panic();
     assert_eq!(rm.code, 1);
-    assert_eq!(rm.stdout, "removed `findings`\nremoved `other`\n");
+    let lines: Vec<&str> = rm.stdout.lines().collect();
+    assert_eq!(lines.len(), 2, "{}", rm.stdout);
+    assert!(lines[0].starts_with("removed findings ("), "{}", rm.stdout);
+    assert!(lines[1].starts_with("removed other ("), "{}", rm.stdout);
     assert!(
         rm.stderr.starts_with("error: no entry named `missing`"),
         "{}",
@@ -271,4 +274,81 @@ fn search_resolve_stats_gc() {
     );
     assert!(gc.contains("store on disk: "), "{gc}");
     assert!(!pad.ok(&["ls"]).contains("other"));
+}
+
+#[test]
+fn rm_keeps_a_note_restorable_and_its_reply_runs_as_printed() {
+    let pad = Pad::new();
+    pad.ok(&["write", "plan", "draft 1"]);
+    pad.ok(&["write", "plan", "draft 2"]);
+    let rm = pad.ok(&["rm", "plan"]);
+    assert!(
+        rm.starts_with("removed plan (2 versions kept until 20"),
+        "{rm}"
+    );
+    // The commands in the reply, as printed (without the store and session the test adds).
+    assert!(rm.contains("restore with `scratchpad "), "{rm}");
+    assert!(rm.contains("restore plan --removed`"), "{rm}");
+    assert!(rm.contains("rm plan --purge`)"), "{rm}");
+    let listed = pad.ok(&["ls", "--removed"]);
+    assert!(
+        listed.contains("plan") && listed.contains("KEPT UNTIL"),
+        "{listed}"
+    );
+    let history = pad.ok(&["history", "plan"]);
+    assert!(
+        history.contains("removed at") && history.contains("2 versions kept"),
+        "{history}"
+    );
+
+    // The name is free at once, and the new note is never overwritten by a restore.
+    pad.ok(&["write", "plan", "a new plan"]);
+    let refused = pad.run(&["restore", "plan", "--removed"]).fails();
+    assert!(
+        refused.stderr.contains("in use again"),
+        "{}",
+        refused.stderr
+    );
+    assert!(
+        refused.stderr.contains("--removed --as plan-restored`"),
+        "{}",
+        refused.stderr
+    );
+    let restored = pad.ok(&["restore", "plan", "--removed", "--as", "plan-restored"]);
+    assert!(restored.contains("with 2 earlier versions"), "{restored}");
+    assert_eq!(pad.ok(&["read", "plan-restored", "--raw"]), "draft 2");
+    assert_eq!(pad.ok(&["read", "plan", "--raw"]), "a new plan");
+
+    let purged = pad.ok(&["rm", "plan", "--purge"]);
+    assert!(
+        purged.starts_with("purged plan (1 version deleted, "),
+        "{purged}"
+    );
+    pad.ok(&["rm", "plan-restored"]);
+    let purged = pad.ok(&["rm", "plan-restored", "--purge"]);
+    assert!(
+        purged.starts_with("purged plan-restored (3 versions deleted"),
+        "{purged}"
+    );
+    assert!(
+        pad.ok(&["ls", "--removed"])
+            .starts_with("no removed entries")
+    );
+    let check = pad.ok(&["check"]);
+    assert!(!check.contains("damaged"), "{check}");
+}
+
+#[test]
+fn rm_of_an_output_frees_its_space_at_once() {
+    let pad = Pad::new();
+    pad.ok_stdin(&["put", "--tool", "cat"], "x".repeat(10_000).as_bytes());
+    let rm = pad.ok(&["rm", "cat_1"]);
+    assert!(
+        rm.starts_with("removed cat_1 for good (a tool's output keeps no history: 1 version deleted, 10,000 bytes freed)"),
+        "{rm}"
+    );
+    assert!(
+        pad.ok(&["ls", "--removed"])
+            .starts_with("no removed entries")
+    );
 }

@@ -27,6 +27,8 @@ fn help_texts() {
     let pad = Pad::new();
     insta::assert_snapshot!("help", pad.ok(&["--help"]));
     insta::assert_snapshot!("read_help", pad.ok(&["read", "--help"]));
+    insta::assert_snapshot!("rm_help", pad.ok(&["rm", "--help"]));
+    insta::assert_snapshot!("restore_help", pad.ok(&["restore", "--help"]));
 }
 
 #[test]

@@ -29,7 +29,9 @@ impl<B: Backend> SqlStore<B> {
                 c.rows(
                     "SELECT session, name FROM entries WHERE blob = ?1 \
                      UNION SELECT e.session, e.name || ' (version ' || v.version || ')' \
-                     FROM versions v JOIN entries e ON e.rowid = v.entry WHERE v.blob = ?1",
+                     FROM versions v JOIN entries e ON e.rowid = v.entry WHERE v.blob = ?1 \
+                     UNION SELECT r.session, r.name || ' (removed ' || r.id || ', version ' || v.version || ')' \
+                     FROM removed_versions v JOIN removed r ON r.rowid = v.removal WHERE v.blob = ?1",
                     &[Param::Int(blob)],
                     |r| Ok((r.text(0)?, r.text(1)?)),
                 )

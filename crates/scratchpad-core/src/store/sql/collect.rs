@@ -3,6 +3,8 @@
 //! for it.
 
 use super::content::release_blob;
+use super::history::Dropped;
+use super::removed::drop_removal;
 use super::{Backend, Conn, Fail, Param, SqlStore, delete_row};
 use crate::error::{Error, Result};
 use crate::store::{GcPolicy, GcReport, USAGE_KEEP_ROWS};
@@ -47,6 +49,15 @@ impl<B: Backend> SqlStore<B> {
              AND (touched_at < {} - ?1 OR {}){})",
             dialect.now_ms, dialect.staging_abandoned, dialect.lock_skip_locked
         );
+        let past_retention_sql = format!(
+            "SELECT rowid FROM removed WHERE keep_until <= ?1{}",
+            dialect.lock_skip_locked
+        );
+        // Under the quota, removed entries go before any live one: they were asked to go.
+        let removed_victims_sql = format!(
+            "SELECT rowid FROM removed ORDER BY removed_at ASC LIMIT 64{}",
+            dialect.lock_skip_locked
+        );
         let victims_sql = format!(
             "SELECT rowid, blob FROM entries WHERE NOT pinned ORDER BY accessed_at ASC LIMIT 64{}",
             dialect.lock_skip_locked
@@ -64,11 +75,19 @@ impl<B: Backend> SqlStore<B> {
                 report.bytes_freed += delete_row(c, dialect, *row, *blob)?;
             }
             report.expired = expired.len() as u64;
+            let past_retention = c.rows(&past_retention_sql, &[Param::Int(now)], |r| r.int(0))?;
+            for removal in &past_retention {
+                let mut dropped = Dropped::default();
+                drop_removal(c, *removal, &mut dropped)?;
+                report.bytes_freed += dropped.release(c, dialect)?;
+            }
+            report.removed_purged = past_retention.len() as u64;
             report.stale_writes_removed =
                 c.execute(&stale_sql, &[Param::Int(policy.stale_after_ms)])?;
             let orphans = c.rows(
                 "SELECT id FROM blobs b WHERE state = 1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = b.id) \
-                 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = b.id)",
+                 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = b.id) \
+                 AND NOT EXISTS (SELECT 1 FROM removed_versions WHERE blob = b.id)",
                 &[],
                 |r| r.int(0),
             )?;
@@ -85,6 +104,23 @@ impl<B: Backend> SqlStore<B> {
                     &[],
                     |r| r.count(0),
                 )?;
+                while stored > quota {
+                    let removals = c.rows(&removed_victims_sql, &[], |r| r.int(0))?;
+                    if removals.is_empty() {
+                        break;
+                    }
+                    for removal in removals {
+                        let mut dropped = Dropped::default();
+                        drop_removal(c, removal, &mut dropped)?;
+                        let freed = dropped.release(c, dialect)?;
+                        report.removed_purged += 1;
+                        report.bytes_freed += freed;
+                        stored = stored.saturating_sub(freed);
+                        if stored <= quota {
+                            break;
+                        }
+                    }
+                }
                 while stored > quota {
                     let victims = c.rows(&victims_sql, &[], |r| Ok((r.int(0)?, r.int(1)?)))?;
                     if victims.is_empty() {

@@ -377,7 +377,8 @@ pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Re
     }
     let freed = c.first(
         "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) \
-         AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) RETURNING bytes, external, hash",
+         AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) \
+         AND NOT EXISTS (SELECT 1 FROM removed_versions WHERE blob = ?1) RETURNING bytes, external, hash",
         &[Param::Int(blob)],
         |r| Ok((r.count(0)?, r.flag(1)?, r.opt_text(2)?)),
     )?;

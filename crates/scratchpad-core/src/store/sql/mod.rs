@@ -16,7 +16,10 @@ use super::{
     Store, UsageBucket, UsageEvent, UsageKind, Watch, WriteCondition, Writer,
 };
 use crate::error::{ConflictKind, Error, Result};
-use crate::history::{Change, History, HistoryPolicy, VersionInfo};
+use crate::history::{
+    Change, History, HistoryPolicy, Purged, Removal, Removed, RemovedEntry, RemovedHistory,
+    VersionInfo,
+};
 use crate::lease::{Lease, LeaseOp};
 use crate::model::{EntryInfo, Kind, Source, new_id};
 
@@ -24,6 +27,7 @@ mod check;
 mod collect;
 mod content;
 mod history;
+mod removed;
 use content::{ContentWriter, Settling, settle_blob};
 use history::{
     Dropped, change_lease, check_lease, drop_versions, find_lease, keep_version, record_change,
@@ -745,9 +749,10 @@ fn commit_entry(
         .as_ref()
         .and_then(|p| serde_json::to_string(p).ok());
     let preview = storable(&write.preview);
-    let change = match existing {
-        Some(_) => &write.change,
-        None => &Change::Created,
+    // A new entry was created, unless it brings back a removed one.
+    let change = match (&existing, &write.restores) {
+        (Some(_), _) | (None, Some(_)) => &write.change,
+        (None, None) => &Change::Created,
     };
     let summary = serde_json::to_string(change).ok();
     let fields = [
@@ -840,6 +845,11 @@ fn commit_entry(
             },
         )?;
     }
+    // A restore is a create (`CreateOnly`): there is no existing entry to give the history to.
+    let entry = match &write.restores {
+        Some(id) if existing.is_none() => removed::bring_back(c, dialect, &write.session, id, key)?,
+        Some(_) | None => entry,
+    };
     let search = &write.search_text;
     let whole = matches!(blob.content, content::SettlingContent::Memory([only]) if only == search.as_bytes());
     let body = (!whole).then_some(search.as_str());
@@ -1118,20 +1128,31 @@ impl<B: Backend> Store for SqlStore<B> {
         key: &str,
         if_version: Option<u64>,
         writer: &Writer,
+        removal: Removal,
         now: i64,
-    ) -> Result<Option<EntryInfo>> {
-        let dialect = self.dialect();
-        let deleted = self.freeing(|c| {
-            let Some((row, entry)) = find_live(c, dialect, session, key, now, true)? else {
-                return Ok(None);
-            };
-            check_version(&entry, if_version)?;
-            check_lease(c, dialect, session, &entry.info.name, writer.lease)?;
-            delete_row(c, dialect, row, entry.blob)?;
-            Ok(Some(entry.info))
-        })?;
-        self.after_freeing();
-        Ok(deleted)
+    ) -> Result<Option<Removed>> {
+        self.remove(session, key, if_version, writer, removal, now)
+    }
+
+    fn removed(&self, session: &str, limit: usize) -> Result<Vec<RemovedEntry>> {
+        self.list_removed(session, limit)
+    }
+
+    fn removed_history(&self, session: &str, key: &str) -> Result<Option<RemovedHistory>> {
+        self.removed_history_of(session, key)
+    }
+
+    fn removed_version(
+        &self,
+        session: &str,
+        key: &str,
+        version: Option<u64>,
+    ) -> Result<Option<(RemovedEntry, Entry)>> {
+        self.removed_version_of(session, key, version)
+    }
+
+    fn purge_removed(&self, session: &str, key: &str) -> Result<Purged> {
+        self.purge(session, key)
     }
 
     fn delete_turn(&self, session: &str, turn: &str) -> Result<u64> {
