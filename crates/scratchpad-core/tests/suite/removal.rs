@@ -36,10 +36,10 @@ fn removal_keeps_the_versions_and_restore_gives_them_back(backend: Backend) {
     let (_store, pad) = backend.pad();
     let author = three_versions(&pad);
     let removed = author.delete("plan", None).unwrap();
-    let kept = removed.kept.clone().expect("a note's versions are kept");
+    let kept = removed.kept.clone().unwrap();
     assert_eq!((kept.versions, kept.version), (3, 3));
     assert_eq!(kept.removed_by.as_deref(), Some("agent-a"));
-    let until = kept.keep_until.expect("the default retention ends");
+    let until = kept.keep_until.unwrap();
     let week_ms = 7 * 86_400_000;
     assert!((until - kept.removed_at - week_ms).abs() < 1_000, "{until}");
     assert_eq!(removed.bytes_freed, 0, "nothing is freed while kept");
