@@ -10,10 +10,11 @@ mod manage;
 mod open;
 mod reading;
 mod retry;
-
-pub(crate) use retry::retry_pause;
 mod upkeep;
 mod write;
+
+#[cfg(feature = "postgres")]
+pub(crate) use retry::retry_pause;
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
