@@ -548,14 +548,19 @@ fn server_restart_during_a_large_write() {
     assert!(listed.contains(&"after".to_owned()), "{listed:?}");
 }
 
-/// Deleting a large entry frees its content and collection accounts for it.
+/// Purging a large entry frees its content and collection accounts for it; removing it keeps the
+/// content while its versions are kept.
 #[test]
 fn gc_frees_deleted_content() {
     let (_store, pad) = Backend::Postgres.pad();
     let big = crate::common::log_with_errors(200_000, &[]);
     crate::common::put(&pad, "big", big.as_bytes());
-    assert!(pad.stats().unwrap().store_bytes > 10_000_000);
-    pad.delete("big", None).unwrap();
+    let stored = pad.stats().unwrap().store_bytes;
+    assert!(stored > 10_000_000);
+    let removed = pad.delete("big", None).unwrap();
+    assert!(removed.kept.is_some(), "{removed:?}");
+    assert_eq!(pad.stats().unwrap().store_bytes, stored);
+    pad.purge("big", None).unwrap();
     assert_eq!(pad.stats().unwrap().store_bytes, 0);
     let report = pad.gc().unwrap();
     assert!(report.disk_bytes_before > 0, "{report:?}");
