@@ -6,8 +6,8 @@ use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Resource};
 use schemars::JsonSchema;
 use scratchpad_core::figures::{counted, span, thousands, utc_time};
 use scratchpad_core::{
-    DiffReply, EntryInfo, History, Lease, Page, Purged, ReadReply, Removed, RemovedEntry,
-    RemovedHistory, SearchHit, Speak, Stats,
+    DiffReply, EntryInfo, History, Kind, Lease, Page, Purged, ReadReply, Removed, RemovedEntry,
+    RemovedHistory, SearchHit, Speak, Stats, VersionInfo,
 };
 use serde::Serialize;
 
@@ -329,36 +329,11 @@ pub fn history_result(history: &History, budget_chars: usize) -> CallToolResult 
              scratchpad_edit(restore=N).",
         );
     }
-    let output = ReadOutput {
-        name: entry.name.clone(),
-        kind: entry.kind.as_str().to_owned(),
-        location: format!(
-            "history: {}",
-            counted(history.versions.len() as u64, "version", "versions")
-        ),
-        truncated: false,
-        continuation: None,
-        continuation_arguments: None,
-        total_matches: None,
-        notes: Vec::new(),
-        version: None,
-        versions: Some(
-            history
-                .versions
-                .iter()
-                .map(|v| VersionOutput {
-                    version: v.version,
-                    bytes: v.bytes,
-                    lines: v.lines,
-                    author: v.author.clone(),
-                    written_at: v.written_at,
-                    change: v.change.as_ref().map(ToString::to_string),
-                })
-                .collect(),
-        ),
-        added: None,
-        removed: None,
-    };
+    let location = format!(
+        "history: {}",
+        counted(history.versions.len() as u64, "version", "versions")
+    );
+    let output = versions_output(&entry.name, entry.kind, location, &history.versions);
     structured(text.trim_end().to_owned(), &output)
 }
 
@@ -587,13 +562,25 @@ pub fn removed_history_result(history: &RemovedHistory) -> CallToolResult {
         "Bring it back with scratchpad_delete(undo=true); then scratchpad_edit(restore=N) makes an \
          older version current.",
     );
-    let output = ReadOutput {
-        name: r.name.clone(),
-        kind: r.kind.as_str().to_owned(),
-        location: format!(
-            "history of a removed note: {}",
-            counted(r.versions, "version", "versions")
-        ),
+    let location = format!(
+        "history of a removed note: {}",
+        counted(r.versions, "version", "versions")
+    );
+    let output = versions_output(&r.name, r.kind, location, &history.versions);
+    structured(text, &output)
+}
+
+/// The structured side of a list of versions, of a live note or a removed one.
+fn versions_output(
+    name: &str,
+    kind: Kind,
+    location: String,
+    versions: &[VersionInfo],
+) -> ReadOutput {
+    ReadOutput {
+        name: name.to_owned(),
+        kind: kind.as_str().to_owned(),
+        location,
         truncated: false,
         continuation: None,
         continuation_arguments: None,
@@ -601,8 +588,7 @@ pub fn removed_history_result(history: &RemovedHistory) -> CallToolResult {
         notes: Vec::new(),
         version: None,
         versions: Some(
-            history
-                .versions
+            versions
                 .iter()
                 .map(|v| VersionOutput {
                     version: v.version,
@@ -616,8 +602,7 @@ pub fn removed_history_result(history: &RemovedHistory) -> CallToolResult {
         ),
         added: None,
         removed: None,
-    };
-    structured(text, &output)
+    }
 }
 
 pub fn search_result(query: &str, hits: &[SearchHit], session: &str) -> CallToolResult {
