@@ -319,6 +319,8 @@ struct Demoted {
     frame: Vec<NumberedLine>,
     in_head: bool,
     level: Level,
+    /// The group it was counted in, if any.
+    group: Option<u32>,
 }
 
 /// Groups per bucket (seven levels and "no level").
@@ -478,18 +480,20 @@ impl Profiler {
                 }
                 // The first line back at the margin is the exception: `ValueError: bad input`.
                 let frame = std::mem::take(&mut self.traceback_frame);
-                if level < Level::Error {
+                let kept = (level < Level::Error).then(|| frame.clone());
+                let group = self.exception(number, line, in_head, start, level, frame);
+                if let Some(frame) = kept {
                     // Under a record below error: the program went on, unless nothing follows.
                     self.demoted = Some(Demoted {
                         start,
                         number,
                         text: line.to_vec(),
-                        frame: frame.clone(),
+                        frame,
                         in_head,
                         level,
+                        group,
                     });
                 }
-                self.exception(number, line, in_head, start, level, frame);
                 return;
             }
             Pending::Detail {
@@ -994,12 +998,8 @@ impl Profiler {
             // there, so it is the failure, whatever the line above it said.
             let slot = self.counts.slot(Some(crash.level));
             *slot = slot.saturating_sub(1);
-            if let Some(group) = self.groups.iter_mut().find(|g| {
-                g.level == Some(crash.level)
-                    && g.kind == LineKind::Traceback
-                    && g.first_line <= crash.number
-                    && g.last_line >= crash.number
-            }) {
+            // Out of the group it was counted in (its line's template may be shared with others).
+            if let Some(group) = crash.group.and_then(|g| self.groups.get_mut(g as usize)) {
                 group.count = group.count.saturating_sub(1);
             }
             self.exception(
@@ -1050,7 +1050,7 @@ impl Profiler {
         start: u64,
         level: Level,
         frame: Vec<NumberedLine>,
-    ) {
+    ) -> Option<u32> {
         let name = line
             .iter()
             .take_while(|&&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'$'))
@@ -1065,7 +1065,7 @@ impl Profiler {
         };
         *self.counts.slot(Some(level)) += 1;
         if !self.tracks(&class) {
-            return;
+            return None;
         }
         let group = self.record(number, line, in_head, &class, Some(start));
         if let Some(group) = group
@@ -1074,6 +1074,7 @@ impl Profiler {
             self.note_span(&class, number, frame[0].line);
             self.put_details(group, number, frame, false);
         }
+        group
     }
 
     /// Takes one line at `number` back out of the unleveled group that holds it.
