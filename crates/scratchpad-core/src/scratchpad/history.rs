@@ -38,6 +38,18 @@ pub struct DiffOptions {
 }
 
 impl Scratchpad {
+    /// An older version's content, read back and ingested as new content (its preview made with
+    /// today's rules); the store keeps the bytes once, so this costs a read, not a copy.
+    pub(super) fn ingest_again(&self, old: &Entry) -> Result<crate::ingest::Ingested> {
+        let mut content = EntryContent::new(self.store.as_ref(), old).reader_at_byte(0)?;
+        ingest(
+            self.store.as_ref(),
+            &mut content,
+            &self.config.preview,
+            None,
+        )
+    }
+
     /// An entry's versions, newest first: the current one, then those it keeps.
     pub fn history(&self, name: &str) -> Result<History> {
         validate_name("name", name)?;
@@ -148,13 +160,7 @@ impl Scratchpad {
             )));
         }
         let old = self.version_entry(name, version)?;
-        let mut content = EntryContent::new(self.store.as_ref(), &old).reader_at_byte(0)?;
-        let ingested = ingest(
-            self.store.as_ref(),
-            &mut content,
-            &self.config.preview,
-            None,
-        )?;
+        let ingested = self.ingest_again(&old)?;
         let info = current.info;
         self.commit(
             ingested,

@@ -7,9 +7,7 @@ use crate::config::{Retention, Ttl};
 use crate::error::{Error, Result};
 use crate::figures::utc_time;
 use crate::history::{Change, Purged, Removal, Removed, RemovedEntry, RemovedHistory};
-use crate::ingest::ingest;
 use crate::model::{EntryInfo, MAX_NAME_LEN, now_ms, validate_name};
-use crate::read::source::EntryContent;
 use crate::store::{EntryChange, NameChoice, WriteCondition};
 
 impl Scratchpad {
@@ -224,13 +222,7 @@ impl Scratchpad {
                 }),
             ));
         }
-        let mut content = EntryContent::new(self.store.as_ref(), &old).reader_at_byte(0)?;
-        let ingested = ingest(
-            self.store.as_ref(),
-            &mut content,
-            &self.config.preview,
-            None,
-        )?;
+        let ingested = self.ingest_again(&old)?;
         let info = old.info;
         self.commit(
             ingested,
