@@ -285,6 +285,235 @@ impl From<rusqlite::Error> for Error {
     }
 }
 
+/// One error of every kind, together suggesting every call, read mode and argument a message can
+/// name: what a face's tests render to check that no other face's syntax reaches its users.
+#[cfg(feature = "test-support")]
+pub fn one_of_each() -> Vec<Error> {
+    use crate::diff::{DiffCall, DiffCursor, Target};
+    use crate::read::ReadMode;
+
+    let lease = Lease {
+        name: "plan".to_owned(),
+        holder: Some("agent-a".to_owned()),
+        token: 7,
+        acquired_at: 1_700_000_000_000,
+        expires_at: 1_700_000_060_000,
+        released_at: None,
+        now: 1_700_000_030_000,
+    };
+    let released = Lease {
+        released_at: Some(1_700_000_040_000),
+        ..lease.clone()
+    };
+    let modes = [
+        ReadMode::Head { n: Some(20) },
+        ReadMode::Tail { n: None },
+        ReadMode::Range {
+            start: 100,
+            end: Some(200),
+        },
+        ReadMode::Lines {
+            from: 10,
+            to: Some(20),
+        },
+        ReadMode::Grep {
+            pattern: "ERROR|panic".to_owned(),
+            context: 2,
+            max_matches: Some(50),
+            ignore_case: true,
+            from: Some(300),
+        },
+        ReadMode::Json {
+            query: ".items | length".to_owned(),
+        },
+        ReadMode::Bytes {
+            offset: 0,
+            length: Some(64),
+        },
+        ReadMode::Full { force: true },
+        ReadMode::Summary { from: Some(2) },
+    ];
+    let mut every_call = Advice::text("next: ");
+    for mode in modes {
+        every_call = every_call
+            .call(Call::read("log", mode.clone()))
+            .and(", ")
+            .call(Call::ReadVersion {
+                name: "plan".to_owned(),
+                version: 3,
+                mode,
+            })
+            .and(", ");
+    }
+    let every_call = every_call
+        .call(Call::List)
+        .and(", ")
+        .call(Call::History {
+            name: "plan".to_owned(),
+        })
+        .and(", ")
+        .call(Call::Lease {
+            name: "plan".to_owned(),
+        })
+        .and(", ")
+        .call(Call::AcquireLease {
+            name: "plan".to_owned(),
+        })
+        .and(", ")
+        .call(Call::Diff(DiffCall {
+            a: Target {
+                name: "plan".to_owned(),
+                version: Some(2),
+            },
+            b: Target::current("draft"),
+            cursor: Some(DiffCursor {
+                a_line: 40,
+                b_line: 41,
+            }),
+            plain: false,
+        }))
+        .and(", ")
+        .call(Call::Check)
+        .and(", ")
+        .call(Call::RestoreRemoved {
+            name: "plan".to_owned(),
+            as_name: Some("plan-old".to_owned()),
+        })
+        .and(", ")
+        .call(Call::Purge {
+            name: "plan".to_owned(),
+        })
+        .and(", ")
+        .call(Call::ListRemoved);
+    let every_arg = [
+        ArgName::Force,
+        ArgName::ReplaceAll,
+        ArgName::IfVersion,
+        ArgName::MaxMatches,
+        ArgName::FromLine,
+        ArgName::Lease,
+    ]
+    .into_iter()
+    .fold(Advice::text("pass "), |advice, name| {
+        advice
+            .arg(Arg::on(name))
+            .and(", ")
+            .arg(Arg::number(name, 5))
+            .and(" or leave out ")
+            .arg(Arg::bare(name))
+            .and("; ")
+    });
+    let errors = vec![
+        Error::NotFound {
+            name: "lgo".to_owned(),
+            session: "default".to_owned(),
+            similar: Vec::new(),
+        },
+        Error::NotFound {
+            name: "lgo".to_owned(),
+            session: "default".to_owned(),
+            similar: vec!["log".to_owned()],
+        },
+        Error::InvalidName {
+            what: "name",
+            value: "a/b".to_owned(),
+            rule: "letters, digits, `_`, `-` and `.`".to_owned(),
+        },
+        Error::Conflict(ConflictKind::Version {
+            name: "plan".to_owned(),
+            expected: 2,
+            current: Some(3),
+        }),
+        Error::Conflict(ConflictKind::Version {
+            name: "plan".to_owned(),
+            expected: 2,
+            current: None,
+        }),
+        Error::Conflict(ConflictKind::Exists {
+            name: "plan".to_owned(),
+            version: 4,
+        }),
+        Error::Conflict(ConflictKind::Leased(lease.clone())),
+        Error::Conflict(ConflictKind::Fenced {
+            token: 6,
+            lease: lease.clone(),
+        }),
+        Error::Conflict(ConflictKind::NoLease {
+            name: "plan".to_owned(),
+            token: 6,
+        }),
+        Error::Conflict(ConflictKind::Released {
+            token: 7,
+            lease: released,
+        }),
+        Error::Conflict(ConflictKind::NotHolder {
+            caller: "agent-b".to_owned(),
+            lease: Box::new(lease),
+        }),
+        Error::InvalidArgument(every_call.clone()),
+        Error::InvalidArgument(every_arg.clone()),
+        Error::TooLarge(every_call.clone()),
+        Error::WrongKind(every_arg),
+        Error::Stopped(every_call),
+        Error::Config("the store URL `ftp://x` is not supported".to_owned()),
+        Error::Storage("database is locked".to_owned()),
+        Error::Corrupt("chunk 3 does not match its checksum".to_owned()),
+        Error::DiskFull("/var/lib/pad".to_owned()),
+        Error::Raced("log".to_owned()),
+        Error::Io(std::io::Error::other("broken pipe")),
+    ];
+    // Fails to compile when a kind is added without an example above.
+    for error in &errors {
+        match error {
+            Error::NotFound { .. }
+            | Error::InvalidName { .. }
+            | Error::Conflict(_)
+            | Error::InvalidArgument(_)
+            | Error::TooLarge(_)
+            | Error::WrongKind(_)
+            | Error::Stopped(_)
+            | Error::Config(_)
+            | Error::Storage(_)
+            | Error::Corrupt(_)
+            | Error::DiskFull(_)
+            | Error::Raced(_)
+            | Error::Io(_) => {}
+        }
+    }
+    errors
+}
+
+/// Text that only one face writes when it spells a call, by face: a message that carries another
+/// face's text speaks the wrong language to its reader.
+#[cfg(feature = "test-support")]
+pub const SPELLINGS: [(&str, &[&str]); 5] = [
+    ("library", &["ReadMode::", "pad.list(..)"]),
+    ("python", &["`pad."]),
+    ("cli", &["`scratchpad "]),
+    ("mcp", &["`scratchpad_"]),
+    ("web", &["</s/"]),
+];
+
+/// The first piece of `text` that another face than `face` (a name in [`SPELLINGS`]) writes, with
+/// that face's name. `allowed` lists pieces the face writes on purpose, e.g. an MCP message naming
+/// `scratchpad check`, a command with no tool behind it.
+#[cfg(feature = "test-support")]
+pub fn foreign_spelling(face: &str, text: &str, allowed: &[&str]) -> Option<(&'static str, String)> {
+    let mut text = text.to_owned();
+    for piece in allowed {
+        text = text.replace(piece, "");
+    }
+    SPELLINGS
+        .iter()
+        .filter(|(other, _)| *other != face)
+        .find_map(|(other, pieces)| {
+            pieces
+                .iter()
+                .find(|piece| text.contains(*piece))
+                .map(|piece| (*other, (*piece).to_owned()))
+        })
+}
+
 /// The `limit` names closest to `key`: shared prefix first, then most recent.
 pub(crate) fn closest_names(key: &str, names: Vec<String>, limit: usize) -> Vec<String> {
     let lower = key.to_ascii_lowercase();

@@ -15,7 +15,7 @@ use pyo3::pybacked::{PyBackedBytes, PyBackedStr};
 use pyo3::types::{PyByteArray, PyBytes, PyString};
 use scratchpad_core::read::Stop;
 use scratchpad_core::{self as core, Ttl};
-use scratchpad_mcp::tools::Mcp;
+use scratchpad_mcp_speak::Mcp;
 
 use crate::calls::run;
 use crate::errors::{OrRaise, invalid};

@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Context as _, Result};
 use clap::Parser;
 use scratchpad_core::{Observation, PartOutcome, ReadMode, Scratchpad, WriteOptions};
-use scratchpad_mcp::tools::Mcp;
+use scratchpad_mcp_speak::Mcp;
 
 #[derive(Debug, Parser)]
 #[command(about = "Times offload, slice and note operations; prints microseconds as JSON")]

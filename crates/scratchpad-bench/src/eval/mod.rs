@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::Result;
 use scratchpad_core::{Config, Observation, PartOutcome, Scratchpad};
-use scratchpad_mcp::tools::Mcp;
+use scratchpad_mcp_speak::Mcp;
 
 use corpus::{DocKind, Document, Place, Size};
 use policy::{CUT_CHARS, Episode, HEAD_CHARS, Policy};

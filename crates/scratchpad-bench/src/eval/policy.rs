@@ -5,7 +5,7 @@
 use anyhow::Result;
 use regex::{Regex, RegexBuilder};
 use scratchpad_core::{Call, Kind, OffloadedObservation, ReadMode, Scratchpad, Speak as _};
-use scratchpad_mcp::tools::Mcp;
+use scratchpad_mcp_speak::Mcp;
 
 use super::corpus::{Ask, Document, Fact};
 use super::tokens::count_tokens;

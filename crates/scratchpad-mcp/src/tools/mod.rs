@@ -4,7 +4,6 @@
 pub mod args;
 pub mod render;
 mod schema;
-pub mod speak;
 
 use rmcp::handler::server::common::schema_for_output;
 use rmcp::model::{CallToolResult, ContentBlock, JsonObject, Tool, ToolAnnotations};
@@ -19,23 +18,18 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 
-pub use speak::Mcp;
+pub use scratchpad_mcp_speak::{
+    DELETE, EDIT, LEASE, LIST, Mcp, PIN, READ, RENAME, SEARCH, WRITE, call_arguments,
+    read_arguments,
+};
+/// How calls are spelled as tool calls, e.g. in a continuation.
+pub use scratchpad_mcp_speak as speak;
 
 use args::{
     DeleteArgs, EditArgs, KindName, LeaseAction, LeaseArgs, ListArgs, PinArgs, ReadArgs,
     ReadModeName, RenameArgs, SearchArgs, WriteArgs, WriteMode,
 };
 use render::{DeleteOutput, EntrySummary, LeaseOutput, ListOutput, ReadOutput, SearchOutput};
-
-pub const WRITE: &str = "scratchpad_write";
-pub const READ: &str = "scratchpad_read";
-pub const EDIT: &str = "scratchpad_edit";
-pub const LIST: &str = "scratchpad_list";
-pub const DELETE: &str = "scratchpad_delete";
-pub const SEARCH: &str = "scratchpad_search";
-pub const PIN: &str = "scratchpad_pin";
-pub const RENAME: &str = "scratchpad_rename";
-pub const LEASE: &str = "scratchpad_lease";
 
 /// How long a lease lasts when the call gives no `ttl`.
 const DEFAULT_LEASE_TTL: std::time::Duration = std::time::Duration::from_secs(60);

@@ -11,7 +11,7 @@ use scratchpad_core::{
 };
 use serde::Serialize;
 
-use super::speak::{Mcp, call_arguments};
+use super::{Mcp, call_arguments};
 
 /// What the tools say about one entry.
 #[derive(Debug, Clone, Serialize, JsonSchema)]

@@ -1,13 +1,27 @@
-//! How the MCP faces spell the engine's calls: as tool calls with their JSON arguments, e.g.
-//! `scratchpad_read(name="log", mode="lines", from=1, to=100)`. The arguments are the same object a
-//! client sends, so a continuation can be passed back as it is.
+//! How the scratchpad's MCP tools spell the engine's calls: as tool calls with their JSON
+//! arguments, e.g. `scratchpad_read(name="log", mode="lines", from=1, to=100)`. The arguments are
+//! the same object a client sends, so a continuation can be passed back as it is.
+//!
+//! Kept apart from the MCP server so that a face which only speaks to a model in these terms (the
+//! Python package renders references for harnesses that give the model the scratchpad tools) does
+//! not link an MCP server, an HTTP stack and an async runtime to do it.
 
-use rmcp::model::JsonObject;
-use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
-use serde_json::{Value, json};
-
-use super::{DELETE, LEASE, LIST, READ};
 use scratchpad_core::diff::DiffCall;
+use scratchpad_core::{Arg, ArgName, ArgValue, Call, ReadMode, Speak};
+use serde_json::{Map, Value, json};
+
+/// The JSON object of a tool call's arguments.
+pub type JsonObject = Map<String, Value>;
+
+pub const WRITE: &str = "scratchpad_write";
+pub const READ: &str = "scratchpad_read";
+pub const EDIT: &str = "scratchpad_edit";
+pub const LIST: &str = "scratchpad_list";
+pub const DELETE: &str = "scratchpad_delete";
+pub const SEARCH: &str = "scratchpad_search";
+pub const PIN: &str = "scratchpad_pin";
+pub const RENAME: &str = "scratchpad_rename";
+pub const LEASE: &str = "scratchpad_lease";
 
 /// The MCP spelling of calls and arguments.
 #[derive(Debug, Clone, Copy, Default)]
@@ -176,6 +190,40 @@ impl Speak for Mcp {
             ArgValue::On => format!("{name}=true"),
             ArgValue::Number(n) => format!("{name}={n}"),
             ArgValue::Bare => name.to_owned(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scratchpad_core::error::{foreign_spelling, one_of_each};
+
+    /// The one command an MCP message names on purpose: checking the store has no tool.
+    const CHECK_COMMAND: &str = "`scratchpad check`";
+
+    #[test]
+    fn every_error_kind_speaks_in_tool_calls() {
+        for error in one_of_each() {
+            let message = error.render(&Mcp);
+            assert_eq!(
+                foreign_spelling("mcp", &message, &[CHECK_COMMAND]),
+                None,
+                "{message}"
+            );
+        }
+    }
+
+    #[test]
+    fn suggested_calls_are_spelled_as_tool_calls() {
+        let all = one_of_each();
+        let message = all
+            .iter()
+            .map(|error| error.render(&Mcp))
+            .collect::<Vec<_>>()
+            .join("\n");
+        for tool in [READ, LIST, LEASE, DELETE] {
+            assert!(message.contains(&format!("`{tool}(")), "{tool} in {message}");
         }
     }
 }
