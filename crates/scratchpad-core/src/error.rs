@@ -498,7 +498,11 @@ pub const SPELLINGS: [(&str, &[&str]); 5] = [
 /// that face's name. `allowed` lists pieces the face writes on purpose, e.g. an MCP message naming
 /// `scratchpad check`, a command with no tool behind it.
 #[cfg(feature = "test-support")]
-pub fn foreign_spelling(face: &str, text: &str, allowed: &[&str]) -> Option<(&'static str, String)> {
+pub fn foreign_spelling(
+    face: &str,
+    text: &str,
+    allowed: &[&str],
+) -> Option<(&'static str, String)> {
     let mut text = text.to_owned();
     for piece in allowed {
         text = text.replace(piece, "");

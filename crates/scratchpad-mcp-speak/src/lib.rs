@@ -223,7 +223,10 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         for tool in [READ, LIST, LEASE, DELETE] {
-            assert!(message.contains(&format!("`{tool}(")), "{tool} in {message}");
+            assert!(
+                message.contains(&format!("`{tool}(")),
+                "{tool} in {message}"
+            );
         }
     }
 }

@@ -8,7 +8,7 @@ import subprocess
 import sys
 from datetime import timedelta
 from pathlib import Path
-from typing import Callable
+from typing import Callable, List
 
 import pytest
 
@@ -186,6 +186,50 @@ def test_errors_are_python_classes_with_the_engine_messages(pad: Scratchpad) -> 
         pad.edit("twice", old="a", new="b")
     with pytest.raises(ConfigError, match="does not exist"):
         Scratchpad("sqlite:///no/such/dir/pad.db")
+
+
+# Text only another face writes when it spells a call: the library's Rust calls, the command line,
+# the MCP tools, the web view's addresses.
+OTHER_FACES = ("ReadMode::", "pad.list(..)", "`scratchpad ", "`scratchpad_", "</s/")
+
+
+def test_no_error_speaks_another_face_syntax(pad: Scratchpad) -> None:
+    messages: List[str] = []
+
+    def failure(call: Callable[[], object]) -> None:
+        with pytest.raises(ScratchpadError) as raised:
+            call()
+        messages.append(str(raised.value))
+
+    failure(lambda: pad.read("nothing-yet"))
+    pad.write("plan", "one\ntwo\n")
+    failure(lambda: pad.read("plna"))
+    failure(lambda: pad.write("../etc/passwd", "x"))
+    failure(lambda: pad.write("plan", "x", if_version=7))
+    failure(lambda: pad.write("plan", "x", if_version=0))
+    failure(lambda: pad.read("plan", grep="("))
+    failure(lambda: pad.read("plan", context=2))
+    failure(lambda: pad.read("plan", json="."))
+    pad.put(b"\x00\xff", name="blob")
+    failure(lambda: pad.read("blob", lines=(1, 2)))
+    pad.put("x" * 300_000, name="big")
+    failure(lambda: pad.read("big", full=True))
+    held = pad.acquire_lease("plan", "agent-a", 60)
+    failure(lambda: pad.acquire_lease("plan", "agent-b", 60))
+    failure(lambda: pad.release_lease("plan", held.token, holder="agent-b"))
+    failure(lambda: pad.write("plan", "x", lease=held.token + 1))
+    pad.release_lease("plan", held.token, holder="agent-a")
+    failure(lambda: pad.write("plan", "x", lease=held.token))
+    failure(lambda: pad.acquire_lease("plan", "agent-a", "never"))
+    failure(lambda: pad.restore("plan", 9))
+    pad.delete("plan")
+    pad.write("plan", "reused")
+    failure(lambda: pad.restore_removed("plan"))
+    assert len(messages) == 17
+    for message in messages:
+        assert not [piece for piece in OTHER_FACES if piece in message], message
+    # The calls they suggest are Python calls.
+    assert any("`pad." in message for message in messages), messages
 
 
 def test_a_store_password_never_reaches_an_error() -> None:

@@ -421,7 +421,8 @@ async fn raw(
             }
         });
         if let Err(err) = opened {
-            let _ = sender.blocking_send(Err(std::io::Error::other(err.to_string())));
+            let message = err.render(&Web::new(&session));
+            let _ = sender.blocking_send(Err(std::io::Error::other(message)));
         }
     });
     let stream = futures_util::stream::unfold(receiver, |mut receiver| async move {
@@ -490,7 +491,12 @@ pub(crate) struct DiffAsk {
 }
 
 impl DiffAsk {
-    pub fn from_query(name: &str, query: &Query, default_budget: usize) -> Result<Self, Failure> {
+    pub fn from_query(
+        session: &str,
+        name: &str,
+        query: &Query,
+        default_budget: usize,
+    ) -> Result<Self, Failure> {
         let from = query.number("from")?;
         let to = query.number("to")?;
         let with = query.get("with").map(str::to_owned);
@@ -513,7 +519,7 @@ impl DiffAsk {
             .get("cursor")
             .map(|text| {
                 text.parse()
-                    .map_err(|err: scratchpad_core::Error| Failure::bad_request(err.to_string()))
+                    .map_err(|err| Failure::from_engine(&err, session))
             })
             .transpose()?;
         let context = query
@@ -537,7 +543,12 @@ async fn diff(
     Path((session, name)): Path<(String, String)>,
     RawQuery(raw): RawQuery,
 ) -> Answer {
-    let ask = DiffAsk::from_query(&name, &Query::parse(raw.as_deref()), PAGE_BUDGET_CHARS)?;
+    let ask = DiffAsk::from_query(
+        &session,
+        &name,
+        &Query::parse(raw.as_deref()),
+        PAGE_BUDGET_CHARS,
+    )?;
     let reply = app
         .engine
         .read(move |pad, stop| {
@@ -684,12 +695,12 @@ struct NewNote {
     pinned: bool,
 }
 
-fn parse_ttl(ttl: Option<&str>) -> Result<Ttl, Failure> {
+fn parse_ttl(session: &str, ttl: Option<&str>) -> Result<Ttl, Failure> {
     match ttl.map(str::trim).filter(|t| !t.is_empty()) {
         None | Some("default") => Ok(Ttl::Default),
         Some(text) => text
             .parse()
-            .map_err(|err: scratchpad_core::Error| Failure::bad_request(err.to_string())),
+            .map_err(|err| Failure::from_engine(&err, session)),
     }
 }
 
@@ -699,7 +710,7 @@ async fn create_note(
     note: Result<Json<NewNote>, JsonRejection>,
 ) -> Answer {
     let note = body(note)?;
-    let ttl = parse_ttl(note.ttl.as_deref())?;
+    let ttl = parse_ttl(&session, note.ttl.as_deref())?;
     let entry = app
         .engine
         .write(move |pad| {
@@ -795,7 +806,7 @@ async fn ttl(
     change: Result<Json<Lifetime>, JsonRejection>,
 ) -> Answer {
     let change = body(change)?;
-    let ttl = parse_ttl(Some(&change.ttl))?;
+    let ttl = parse_ttl(&session, Some(&change.ttl))?;
     let entry = app
         .engine
         .write(move |pad| in_session(pad, &session)?.set_ttl(&name, ttl, change.if_version))

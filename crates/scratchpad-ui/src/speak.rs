@@ -116,3 +116,18 @@ impl Speak for Web {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use scratchpad_core::error::{foreign_spelling, one_of_each};
+
+    #[test]
+    fn every_error_kind_speaks_in_addresses() {
+        let web = Web::new("build");
+        for error in one_of_each() {
+            let message = error.render(&web);
+            assert_eq!(foreign_spelling("web", &message, &[]), None, "{message}");
+        }
+    }
+}

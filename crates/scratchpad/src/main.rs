@@ -93,7 +93,7 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
 fn describe(err: &anyhow::Error, shell: &Shell) -> String {
     let mut parts = Vec::new();
     for cause in err.chain() {
-        match cause.downcast_ref::<scratchpad_core::Error>() {
+        match engine_error(cause) {
             Some(engine) => {
                 parts.push(engine.render(shell));
                 // The engine's message is complete; what it wraps adds nothing a reader needs.
@@ -103,6 +103,19 @@ fn describe(err: &anyhow::Error, shell: &Shell) -> String {
         }
     }
     parts.join(": ")
+}
+
+/// The engine's error in `cause`, also where a face's error carries it (the MCP faces' error
+/// shows it through, and so hides it from the chain).
+fn engine_error<'a>(
+    cause: &'a (dyn std::error::Error + 'static),
+) -> Option<&'a scratchpad_core::Error> {
+    cause.downcast_ref::<scratchpad_core::Error>().or_else(|| {
+        match cause.downcast_ref::<scratchpad_mcp::Error>() {
+            Some(scratchpad_mcp::Error::Engine(engine)) => Some(engine),
+            Some(_) | None => None,
+        }
+    })
 }
 
 /// What every command gets: the scratchpad, the output format and stdout.

@@ -371,4 +371,17 @@ mod tests {
         assert_eq!(shell.arg(Arg::bare(ArgName::IfVersion)), "--if-version");
         assert_eq!(shell.arg(Arg::number(ArgName::MaxMatches, 0)), "--max 0");
     }
+
+    #[test]
+    fn every_error_kind_speaks_in_commands() {
+        let shell = Shell::new(None, Some("build"));
+        for error in scratchpad_core::error::one_of_each() {
+            let message = error.render(&shell);
+            assert_eq!(
+                scratchpad_core::error::foreign_spelling("cli", &message, &[]),
+                None,
+                "{message}"
+            );
+        }
+    }
 }

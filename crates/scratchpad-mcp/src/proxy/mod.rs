@@ -281,8 +281,9 @@ impl ProxyServer {
             Ok(_) => rmcp::model::JsonObject::new(),
             Err(err) => {
                 return Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                    "{err}. The tool `{listed}` was not called: fix the {{{{scratchpad:…}}}} \
-                     placeholder and call it again."
+                    "{}. The tool `{listed}` was not called: fix the {{{{scratchpad:…}}}} \
+                     placeholder and call it again.",
+                    err.render(&tools::Mcp)
                 ))]));
             }
         };
@@ -366,7 +367,8 @@ impl ProxyServer {
                 Ok(result)
             }
             Err(err) => Ok(CallToolResult::error(vec![ContentBlock::text(format!(
-                "the tool ran, but the scratchpad could not store its output: {err}"
+                "the tool ran, but the scratchpad could not store its output: {}",
+                err.render(&tools::Mcp)
             ))])),
         }
     }

@@ -148,7 +148,10 @@ pub fn take_save_as(tool_has_own: bool, args: &mut JsonObject) -> Result<Option<
         Some(Value::String(name)) => scratchpad_core::model::validate_name("name", &name)
             .map(|()| Some(name))
             .map_err(|err| {
-                format!("{err}. The tool was not called: pick another `{SCRATCHPAD_ARG}` name.")
+                format!(
+                    "{}. The tool was not called: pick another `{SCRATCHPAD_ARG}` name.",
+                    err.render(&Mcp)
+                )
             }),
         Some(other) => Err(format!(
             "`{SCRATCHPAD_ARG}` must be a string, the name to save the output under (got {other})"

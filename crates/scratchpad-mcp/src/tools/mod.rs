@@ -18,12 +18,12 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use tokio_util::sync::CancellationToken;
 
+/// How calls are spelled as tool calls, e.g. in a continuation.
+pub use scratchpad_mcp_speak as speak;
 pub use scratchpad_mcp_speak::{
     DELETE, EDIT, LEASE, LIST, Mcp, PIN, READ, RENAME, SEARCH, WRITE, call_arguments,
     read_arguments,
 };
-/// How calls are spelled as tool calls, e.g. in a continuation.
-pub use scratchpad_mcp_speak as speak;
 
 use args::{
     DeleteArgs, EditArgs, KindName, LeaseAction, LeaseArgs, ListArgs, PinArgs, ReadArgs,

@@ -682,6 +682,16 @@ async fn placeholders_are_resolved_and_an_unknown_name_never_reaches_the_upstrea
         .await;
     assert_eq!(missing.is_error, Some(true));
     assert!(text(&missing).contains("not called"), "{}", text(&missing));
+    // The engine's advice reaches an MCP client as a tool call, never as another face's syntax.
+    assert!(
+        text(&missing).contains("`scratchpad_list()`"),
+        "{}",
+        text(&missing)
+    );
+    assert_eq!(
+        scratchpad_core::error::foreign_spelling("mcp", &text(&missing), &[]),
+        None
+    );
     assert_eq!(
         rig.calls.load(Ordering::SeqCst),
         before,

@@ -141,7 +141,7 @@ async fn render_diff(
     raw: Option<String>,
 ) -> Result<String, Failure> {
     let query = Query::parse(raw.as_deref());
-    let ask = DiffAsk::from_query(&name, &query, PAGE_BUDGET_CHARS)?;
+    let ask = DiffAsk::from_query(&session, &name, &query, PAGE_BUDGET_CHARS)?;
     let in_this = session.clone();
     let reply = app
         .engine
