@@ -9,8 +9,8 @@
 use std::io::Read;
 
 use anyhow::{Context, Result};
-use scratchpad_core::preview::summary::{SummaryOptions, summarize};
 use scratchpad_core::preview::{PreviewConfig, TextPreviewBuilder};
+use scratchpad_core::read::summary::{SummaryOptions, summarize};
 
 fn main() -> Result<()> {
     let mut args: Vec<String> = std::env::args().skip(1).collect();

@@ -984,8 +984,8 @@ fn rates(bytes: usize, reps: usize, wall: &[Duration], cpu: Duration) -> String 
 /// against counting the lines with memchr.
 fn line_profiles(log: &[u8], reps: usize, want: &dyn Fn(&str) -> bool) -> Result<Vec<Row>> {
     use scratchpad_core::preview::severity::classify;
-    use scratchpad_core::preview::summary::{SummaryOptions, summarize};
     use scratchpad_core::preview::{PreviewConfig, TextPreviewBuilder};
+    use scratchpad_core::read::summary::{SummaryOptions, summarize};
 
     let unleveled = test_run_bytes(log.len());
     let text = std::str::from_utf8(log)?;

@@ -4,8 +4,8 @@
 
 use std::fmt;
 
-use crate::diff::DiffCall;
-use crate::read::ReadMode;
+use crate::diff::target::DiffCall;
+use crate::read::mode::ReadMode;
 
 /// A call a message suggests.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,7 +13,6 @@
 //! line numbers ([`DiffCursor`]); the diff from there is the rest of the same diff.
 
 use std::collections::VecDeque;
-use std::fmt;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::{self, BufRead, BufReader, Read};
 use std::str::FromStr;
@@ -27,6 +26,10 @@ use crate::error::{Error, Result};
 use crate::figures::{thousands, utc_time};
 use crate::history::LineDelta;
 use crate::model::Kind;
+
+pub mod target;
+
+pub use target::{DiffCall, DiffCursor, Target};
 
 /// Lines of each side an alignment looks at, at most.
 pub const WINDOW_LINES: usize = 65_536;
@@ -47,27 +50,6 @@ pub const JSON_DIFF_MAX_BYTES: u64 = 16 * 1024 * 1024;
 /// Buffer of each side's reader (bytes).
 const READ_BUFFER: usize = 64 * 1024;
 
-/// Where a diff starts: the first line of each side to compare (1-based). A cut reply's
-/// continuation is one, spelled `A:B`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct DiffCursor {
-    pub a_line: u64,
-    pub b_line: u64,
-}
-
-impl DiffCursor {
-    pub const START: Self = Self {
-        a_line: 1,
-        b_line: 1,
-    };
-}
-
-impl fmt::Display for DiffCursor {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}:{}", self.a_line, self.b_line)
-    }
-}
-
 impl FromStr for DiffCursor {
     type Err = Error;
 
@@ -83,41 +65,6 @@ impl FromStr for DiffCursor {
             ))),
         }
     }
-}
-
-/// One side of a diff: an entry, at a version or at its current one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Target {
-    pub name: String,
-    /// `None`: the current version.
-    pub version: Option<u64>,
-}
-
-impl Target {
-    pub fn current(name: &str) -> Self {
-        Self {
-            name: name.to_owned(),
-            version: None,
-        }
-    }
-
-    pub fn at(name: &str, version: u64) -> Self {
-        Self {
-            name: name.to_owned(),
-            version: Some(version),
-        }
-    }
-}
-
-/// What a diff compares: two targets, from where, and how.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DiffCall {
-    pub a: Target,
-    pub b: Target,
-    /// Where to start; `None` from the first lines.
-    pub cursor: Option<DiffCursor>,
-    /// Compare lines as they are, even when both sides are JSON.
-    pub plain: bool,
 }
 
 /// One side of a diff, as the reply describes it.

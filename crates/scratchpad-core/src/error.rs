@@ -289,8 +289,8 @@ impl From<rusqlite::Error> for Error {
 /// name: what a face's tests render to check that no other face's syntax reaches its users.
 #[cfg(feature = "test-support")]
 pub fn one_of_each() -> Vec<Error> {
-    use crate::diff::{DiffCall, DiffCursor, Target};
-    use crate::read::ReadMode;
+    use crate::diff::target::{DiffCall, DiffCursor, Target};
+    use crate::read::mode::ReadMode;
 
     let lease = Lease {
         name: "plan".to_owned(),

@@ -1,6 +1,17 @@
 //! Figures as every face writes them: `1,234,567`, `1 line`, `2,500 lines`.
 
-pub use crate::preview::thousands;
+/// `1234567` as `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
 
 /// `n` with the noun that fits it: `1 line`, `2,500 lines`.
 pub fn counted(n: u64, one: &str, many: &str) -> String {

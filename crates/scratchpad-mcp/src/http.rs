@@ -36,8 +36,8 @@ pub use connections::{ConnectionLimits, Peer};
 
 /// The path clients connect to: `http://HOST:PORT/mcp`.
 pub const ENDPOINT: &str = "/mcp";
-/// Largest request body accepted when none is configured (bytes): room for a large `scratchpad_write`.
-pub const DEFAULT_MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+/// Largest request body accepted when none is configured (bytes): one message, as over stdio.
+pub const DEFAULT_MAX_BODY_BYTES: usize = crate::lines::DEFAULT_MAX_MESSAGE_BYTES;
 
 /// How to serve over HTTP.
 #[derive(Clone)]

@@ -27,8 +27,9 @@ use tokio::io::{AsyncBufReadExt as _, AsyncWrite, AsyncWriteExt as _, BufReader}
 use tokio::sync::Mutex;
 use tokio::task::JoinHandle;
 
-/// Largest message accepted from a client when none is configured (bytes): the same as an HTTP body.
-pub const DEFAULT_MAX_MESSAGE_BYTES: usize = crate::http::DEFAULT_MAX_BODY_BYTES;
+/// Largest message accepted from a client when none is configured (bytes): room for a large
+/// `scratchpad_write`. An HTTP request body has the same limit.
+pub const DEFAULT_MAX_MESSAGE_BYTES: usize = 16 * 1024 * 1024;
 /// Largest line the proxy accepts from its upstream when none is configured (bytes).
 pub const DEFAULT_MAX_RESULT_BYTES: u64 = 256 * 1024 * 1024;
 /// Lines longer than this are spooled to a file rather than held in memory (bytes).

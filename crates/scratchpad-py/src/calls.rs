@@ -7,7 +7,6 @@
 //! handlers, and an exception they raise stops the work (a put leaves nothing behind) and is what
 //! the call raises.
 
-use std::cell::Cell;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::thread::ThreadId;
@@ -18,17 +17,12 @@ use scratchpad_core as core;
 use scratchpad_core::read::Cancel;
 
 use crate::errors::OrRaise;
-use crate::fork::Inside;
+use crate::fork::{Inside, is_main_thread};
 
 /// How often a call on the main thread takes the GIL back to run signal handlers. Taking it waits
 /// for whichever thread holds it (up to the interpreter's switch interval, 5 ms), so not often; a
 /// call shorter than this never does.
 const ASK_INTERVAL: Duration = Duration::from_millis(100);
-
-thread_local! {
-    /// Whether this thread is the interpreter's main thread, once asked.
-    static MAIN_THREAD: Cell<Option<bool>> = const { Cell::new(None) };
-}
 
 /// Runs engine work with the GIL released; `work` passes the [`Cancel`] it is given to whatever
 /// it starts that may run long. An exception raised by a signal handler meanwhile is raised
@@ -47,25 +41,6 @@ where
         return Err(raised);
     }
     outcome.or_raise(py)
-}
-
-/// After a fork the thread that forked is the child's main thread, whatever it was before.
-pub fn forget_main_thread() {
-    MAIN_THREAD.set(None);
-}
-
-fn is_main_thread(py: Python<'_>) -> bool {
-    if let Some(known) = MAIN_THREAD.get() {
-        return known;
-    }
-    let asked = (|| -> PyResult<bool> {
-        let threading = py.import("threading")?;
-        let main = threading.call_method0("main_thread")?.getattr("ident")?;
-        main.eq(threading.call_method0("get_ident")?)
-    })()
-    .unwrap_or(false);
-    MAIN_THREAD.set(Some(asked));
-    asked
 }
 
 /// One call's answer to "was it cancelled?": on the main thread, whether a signal handler raised.

@@ -119,7 +119,7 @@ fn after_fork_in_child() {
     {
         handle.after_fork();
     }
-    crate::calls::forget_main_thread();
+    forget_main_thread();
     GATE.fetch_and(!FORKING, Ordering::AcqRel);
 }
 
@@ -141,4 +141,28 @@ pub fn install(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     os.call_method("register_at_fork", (), Some(&kwargs))?;
     Ok(())
+}
+
+thread_local! {
+    /// Whether this thread is the interpreter's main thread, once asked.
+    static MAIN_THREAD: Cell<Option<bool>> = const { Cell::new(None) };
+}
+
+/// After a fork the thread that forked is the child's main thread, whatever it was before.
+fn forget_main_thread() {
+    MAIN_THREAD.set(None);
+}
+
+pub fn is_main_thread(py: Python<'_>) -> bool {
+    if let Some(known) = MAIN_THREAD.get() {
+        return known;
+    }
+    let asked = (|| -> PyResult<bool> {
+        let threading = py.import("threading")?;
+        let main = threading.call_method0("main_thread")?.getattr("ident")?;
+        main.eq(threading.call_method0("get_ident")?)
+    })()
+    .unwrap_or(false);
+    MAIN_THREAD.set(Some(asked));
+    asked
 }

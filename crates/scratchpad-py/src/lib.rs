@@ -8,6 +8,7 @@
 mod calls;
 mod errors;
 mod fork;
+mod kwargs;
 mod modes;
 mod pad;
 mod speak;

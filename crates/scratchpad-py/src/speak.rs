@@ -3,7 +3,7 @@
 
 use scratchpad_core::{Arg, ArgName, ArgValue, Call, Speak};
 
-use crate::modes::{mode_kwargs, python_literal};
+use crate::kwargs::{Kw, mode_kwargs, python_literal};
 
 /// The Python spelling of calls and arguments.
 #[derive(Debug, Clone, Copy, Default)]
@@ -13,7 +13,7 @@ impl Speak for Python {
     fn call(&self, call: &Call) -> String {
         match call {
             Call::Read { name, mode } => {
-                let mut args = vec![python_literal(&crate::modes::Kw::Str(name.clone()))];
+                let mut args = vec![python_literal(&Kw::Str(name.clone()))];
                 args.extend(
                     mode_kwargs(mode)
                         .iter()
@@ -27,7 +27,7 @@ impl Speak for Python {
                 mode,
             } => {
                 let mut args = vec![
-                    python_literal(&crate::modes::Kw::Str(name.clone())),
+                    python_literal(&Kw::Str(name.clone())),
                     format!("version={version}"),
                 ];
                 args.extend(

@@ -5,7 +5,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 use scratchpad_core as core;
 
-use crate::modes::kwargs_dict;
+use crate::kwargs::kwargs_dict;
 use crate::speak::Python as PythonSpeak;
 
 /// A JSON value as the Python object `json.loads` would give.

@@ -23,7 +23,8 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::App;
-use crate::engine::{Failure, MAX_READ_BUDGET_CHARS};
+use crate::engine::MAX_READ_BUDGET_CHARS;
+use crate::failure::Failure;
 use crate::query::{Query, encode, mode_params, shown};
 use crate::speak::Web;
 

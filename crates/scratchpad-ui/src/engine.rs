@@ -11,6 +11,7 @@ use scratchpad_core::{ConflictKind, Error, Scratchpad};
 use scratchpad_core::{READ_TIMEOUT, Stop};
 use tokio::sync::Semaphore;
 
+use crate::failure::Failure;
 use crate::speak::Web;
 
 /// The most characters one read made here may return. A person's screen takes more than a
@@ -114,32 +115,7 @@ impl Engine {
     }
 }
 
-/// A failed request: a status and a message that says what to do next, plus facts a page acts on.
-#[derive(Debug)]
-pub(crate) struct Failure {
-    pub status: StatusCode,
-    pub message: String,
-    /// The entry's current version, for a version conflict.
-    pub current_version: Option<u64>,
-}
-
 impl Failure {
-    pub fn new(status: StatusCode, message: impl Into<String>) -> Self {
-        Self {
-            status,
-            message: message.into(),
-            current_version: None,
-        }
-    }
-
-    pub fn bad_request(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::BAD_REQUEST, message)
-    }
-
-    pub fn internal(message: impl Into<String>) -> Self {
-        Self::new(StatusCode::INTERNAL_SERVER_ERROR, message)
-    }
-
     /// An engine error, with the calls it suggests spelled as this view's addresses.
     pub fn from_engine(err: &Error, session: &str) -> Self {
         let status = match err {

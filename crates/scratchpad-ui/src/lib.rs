@@ -53,6 +53,7 @@
 mod api;
 mod assets;
 mod engine;
+mod failure;
 mod gate;
 mod html;
 mod live;

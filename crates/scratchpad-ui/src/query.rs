@@ -6,7 +6,7 @@ use std::collections::HashMap;
 
 use scratchpad_core::ReadMode;
 
-use crate::engine::Failure;
+use crate::failure::Failure;
 
 /// Parsed query parameters; a repeated key keeps its first value.
 #[derive(Debug, Default, Clone)]

@@ -1,5 +1,7 @@
 //! Previews for content that is not text: a one-line label instead of bytes.
 
+use crate::figures::thousands;
+
 /// Hex digits of the BLAKE3 digest shown in a preview (chars); enough to tell
 /// entries apart at a glance, short enough not to waste the model's context.
 const HASH_PREFIX_CHARS: usize = 16;
@@ -19,19 +21,6 @@ pub fn binary_preview(bytes: u64, blake3_hex: &str, mime: &str) -> String {
         "[BINARY: {} bytes, blake3={hash}, type={mime}]",
         thousands(bytes)
     )
-}
-
-/// Formats 1234567 as "1,234,567" (used across previews).
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, digit) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(digit);
-    }
-    out
 }
 
 #[cfg(test)]

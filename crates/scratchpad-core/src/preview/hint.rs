@@ -8,8 +8,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::binary::thousands;
 use super::severity::{How, Level, LineClass};
+use crate::figures::thousands;
 
 /// A search that finds the lines that matter in an entry, built from what its preview saw.
 /// Faces render it as their own read call; core only says what to search and what it finds.

@@ -30,7 +30,7 @@ use std::collections::HashSet;
 use std::fmt;
 use std::io::{self, Read};
 
-use super::binary::thousands;
+use crate::figures::thousands;
 
 #[cfg(test)]
 mod corpus;

@@ -18,14 +18,13 @@ pub mod profile;
 pub mod report;
 pub mod severity;
 pub mod shown;
-// The summary read lives with the readers; it shares the profiler above.
-pub use crate::read::summary;
 pub mod template;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
 
-pub use binary::{binary_preview, sniff_mime, thousands};
+pub use crate::figures::thousands;
+pub use binary::{binary_preview, sniff_mime};
 pub use hint::GrepSuggestion;
 pub use json::{JsonShape, json_shape, json_shape_preview};
 pub use profile::{LevelCounts, NumberedLine, TextProfile};

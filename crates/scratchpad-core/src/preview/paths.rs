@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use super::binary::thousands;
+use crate::figures::thousands;
 
 /// Directory levels counted below the root of each path.
 const DEPTH: usize = 4;

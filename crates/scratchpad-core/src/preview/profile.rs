@@ -11,11 +11,11 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde::{Deserialize, Serialize};
 
-use super::binary::thousands;
 use super::hint::{GrepSuggestion, LevelMarks, suggest};
 use super::report;
 use super::severity::{How, Level, LineClass, LineKind, classify};
 use super::template::template;
+use crate::figures::thousands;
 
 /// How many lines an entry has at each level; lines without a level are `unleveled`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -2,7 +2,7 @@
 //! take a reader from a line of it to that line in the whole content. The preview's layout is
 //! written in [`super::text`]; this reads it back, and its tests make both move together.
 
-use super::thousands;
+use crate::figures::thousands;
 
 /// For each line of a text entry's `preview` (split at `\n`, without the piece after a final
 /// newline), the line of the entry it shows: the head's and the tail's lines, each notable line (and

@@ -6,9 +6,9 @@
 use std::collections::VecDeque;
 
 use super::PreviewConfig;
-use super::binary::thousands;
 use super::profile::{Example, Group, Profiler, TextProfile, Track};
 use super::severity::LineKind;
+use crate::figures::thousands;
 
 /// Partial last line kept between pushes before its start is classified anyway (bytes).
 const MAX_CARRY: usize = 64 * 1024;

@@ -4,8 +4,8 @@ use super::source::{self, EntryContent};
 use super::{JQ_MAX_BYTES, ReadMode, ReadReply, first_lines, jq};
 use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
+use crate::figures::thousands;
 use crate::model::{EntryInfo, Kind};
-use crate::preview::thousands;
 
 pub(super) fn query(
     info: &EntryInfo,

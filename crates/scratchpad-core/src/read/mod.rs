@@ -4,20 +4,20 @@
 pub mod grep;
 pub mod jq;
 mod json;
+pub mod mode;
 mod reply;
 mod slice;
 pub(crate) mod source;
 pub mod summary;
 
-use serde::{Deserialize, Serialize};
-
+pub use mode::ReadMode;
 pub use reply::{GrepLine, ReadReply};
 pub use source::{Cancel, Stop};
 
 use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
+use crate::figures::thousands;
 use crate::model::Kind;
-use crate::preview::thousands;
 use crate::store::{Entry, Store};
 use source::EntryContent;
 
@@ -31,82 +31,6 @@ pub const DEFAULT_EDGE_LINES: u64 = 100;
 pub const DEFAULT_MAX_MATCHES: u64 = 100;
 /// Largest JSON entry a jq query loads into memory (bytes).
 pub const JQ_MAX_BYTES: u64 = 256 * 1024 * 1024;
-
-/// How to read an entry. Offsets are characters (end exclusive); lines are 1-based and inclusive.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "mode", rename_all = "lowercase")]
-pub enum ReadMode {
-    /// The first `n` lines, as `head -n` counts them.
-    Head {
-        n: Option<u64>,
-    },
-    /// The last `n` lines, as `tail -n` counts them (a last line without its newline is one).
-    Tail {
-        n: Option<u64>,
-    },
-    Range {
-        start: u64,
-        end: Option<u64>,
-    },
-    Lines {
-        from: u64,
-        to: Option<u64>,
-    },
-    Grep {
-        pattern: String,
-        #[serde(default)]
-        context: u64,
-        max_matches: Option<u64>,
-        #[serde(default)]
-        ignore_case: bool,
-        /// Line to start searching at (continuations use it).
-        from: Option<u64>,
-    },
-    Json {
-        query: String,
-    },
-    Bytes {
-        offset: u64,
-        length: Option<u64>,
-    },
-    Full {
-        #[serde(default)]
-        force: bool,
-    },
-    /// The entry's line templates with counts, level, first and last line and an example, most
-    /// severe first; `from` is the first template to list (1-based; continuations use it).
-    Summary {
-        from: Option<u64>,
-    },
-}
-
-impl ReadMode {
-    /// A grep with default context, count and start.
-    pub fn grep(pattern: &str, context: u64) -> Self {
-        Self::Grep {
-            pattern: pattern.to_owned(),
-            context,
-            max_matches: None,
-            ignore_case: false,
-            from: None,
-        }
-    }
-
-    /// The mode's name as faces spell it.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Self::Head { .. } => "head",
-            Self::Tail { .. } => "tail",
-            Self::Range { .. } => "range",
-            Self::Lines { .. } => "lines",
-            Self::Grep { .. } => "grep",
-            Self::Json { .. } => "json",
-            Self::Bytes { .. } => "bytes",
-            Self::Full { .. } => "full",
-            Self::Summary { .. } => "summary",
-        }
-    }
-}
 
 /// Limits a read must respect.
 #[derive(Debug, Clone, Copy)]

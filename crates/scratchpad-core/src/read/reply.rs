@@ -4,8 +4,8 @@ use serde::Serialize;
 
 use super::ReadMode;
 use crate::advice::{Call, Speak};
+use crate::figures::thousands;
 use crate::model::{EntryInfo, Kind};
-use crate::preview::thousands;
 
 /// What a read returned.
 #[derive(Debug, Clone, PartialEq, Serialize)]

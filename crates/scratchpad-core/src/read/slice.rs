@@ -10,8 +10,8 @@ use super::source::{self, EntryContent};
 use super::{ReadMode, ReadReply, first_lines};
 use crate::advice::{Advice, Call};
 use crate::error::{Error, Result};
+use crate::figures::thousands;
 use crate::model::EntryInfo;
-use crate::preview::thousands;
 
 /// Characters `start..end` (clamped to the entry), cut at the budget; the continuation reads on.
 pub(super) fn chars(

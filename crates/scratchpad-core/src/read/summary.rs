@@ -8,7 +8,7 @@
 //! ([`Summary`], a page of [`SummaryRow`]s) with [`Summary::render`]; a caller pages with `skip`.
 //!
 //! ```
-//! use scratchpad_core::preview::summary::{SummaryOptions, summarize};
+//! use scratchpad_core::read::summary::{SummaryOptions, summarize};
 //!
 //! let log: String = (1..=10_000)
 //!     .map(|i| match i {
@@ -29,7 +29,7 @@ use std::io::{self, ErrorKind, Read};
 
 use serde::{Deserialize, Serialize};
 
-use crate::preview::binary::thousands;
+use crate::figures::thousands;
 use crate::preview::profile::{Group, LevelCounts, NumberedLine, Profiler, Track};
 use crate::preview::severity::{Level, LineKind};
 

@@ -1,8 +1,8 @@
 //! Preview invariants and snapshots.
 
 use proptest::prelude::*;
-use scratchpad_core::preview::summary::{SummaryOptions, summarize};
 use scratchpad_core::preview::{Level, PreviewConfig, max_preview_chars, text_preview};
+use scratchpad_core::read::summary::{SummaryOptions, summarize};
 
 use crate::common::log_with_errors;
 

@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use scratchpad_core::preview::Level;
-use scratchpad_core::preview::summary::{SUMMARY_TEMPLATES_PER_LEVEL, SummaryOptions, summarize};
+use scratchpad_core::read::summary::{SUMMARY_TEMPLATES_PER_LEVEL, SummaryOptions, summarize};
 
 use super::corpus::Rng;
 
@@ -160,7 +160,7 @@ fn two_million_lines_read_as_their_templates() {
 }
 
 /// Lines of the templates not on the first page, read by paging.
-fn sum_remaining(first: &scratchpad_core::preview::summary::Summary) -> u64 {
+fn sum_remaining(first: &scratchpad_core::read::summary::Summary) -> u64 {
     let mut total = 0;
     let mut skip = first.next_skip();
     while let Some(next) = skip {

@@ -11,7 +11,7 @@ use scratchpad_core::{EntryInfo, Kind, Lease, now_ms};
 use super::{Page, respond};
 use crate::App;
 use crate::api::{Listing, in_session};
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::{bytes, count, esc, time};
 use crate::query::{Query, encode, entry_path, session_path};
 

@@ -12,7 +12,7 @@ use super::entries::kind_name;
 use super::{Page, linkify, respond};
 use crate::App;
 use crate::api::{EntryView, PAGE_BUDGET_CHARS, budget, in_session, read_entry};
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::{bytes, count, esc, line_count, time};
 use crate::query::{Query, encode, entry_path, mode_params, session_path};
 

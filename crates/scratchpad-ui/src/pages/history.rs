@@ -10,7 +10,7 @@ use scratchpad_core::{DiffReply, now_ms};
 use super::{Page, respond};
 use crate::App;
 use crate::api::{DiffAsk, PAGE_BUDGET_CHARS, in_session};
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::{bytes, count, esc, time};
 use crate::query::{Query, encode, entry_path, session_path};
 

@@ -16,7 +16,7 @@ use axum::routing::get;
 use http::StatusCode;
 
 use crate::App;
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::esc;
 
 pub(crate) fn router(app: Arc<App>) -> Router {

@@ -11,7 +11,7 @@ use scratchpad_core::{Kind, utc_time};
 use super::{Page, respond};
 use crate::App;
 use crate::api::Savings;
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::{count, esc};
 use crate::query::Query;
 

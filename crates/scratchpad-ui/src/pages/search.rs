@@ -9,7 +9,7 @@ use scratchpad_core::now_ms;
 use super::entries::kind_name;
 use super::{Page, respond};
 use crate::App;
-use crate::engine::Failure;
+use crate::failure::Failure;
 use crate::html::{bytes, esc, time};
 use crate::query::{Query, entry_path, session_path};
 

@@ -16,7 +16,7 @@
 use serde_json::Value;
 
 use super::{ID_FIELDS, MAX_SAMPLE_CHARS, MAX_TRACKED_KEYS, ObjStats, Slot, shown_enum};
-use crate::preview::binary::thousands;
+use crate::figures::thousands;
 
 /// Characters a suggested listing may print: a read's default budget (8,000 characters) less
 /// room for its header and notes.
