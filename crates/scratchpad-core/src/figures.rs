@@ -20,15 +20,23 @@ pub fn counted(n: u64, one: &str, many: &str) -> String {
 
 /// A moment as `2026-11-25 10:00:05 UTC` (unix milliseconds in, whole seconds out).
 pub fn utc_time(ms: i64) -> String {
+    let (year, month, day, hour, minute, second) = utc_fields(ms);
+    format!("{year:04}-{month:02}-{day:02} {hour:02}:{minute:02}:{second:02} UTC")
+}
+
+/// A moment as `20261125T100005Z` (ISO 8601's basic form: fits in a file name and sorts as it
+/// reads; unix milliseconds in, whole seconds out).
+pub fn utc_stamp(ms: i64) -> String {
+    let (year, month, day, hour, minute, second) = utc_fields(ms);
+    format!("{year:04}{month:02}{day:02}T{hour:02}{minute:02}{second:02}Z")
+}
+
+/// Year, month, day, hour, minute and second of a moment in UTC (unix milliseconds).
+fn utc_fields(ms: i64) -> (i64, u32, u32, i64, i64, i64) {
     let secs = ms.div_euclid(1000);
     let (days, in_day) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (year, month, day) = civil_from_days(days);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02} UTC",
-        in_day / 3_600,
-        in_day % 3_600 / 60,
-        in_day % 60
-    )
+    (year, month, day, in_day / 3_600, in_day % 3_600 / 60, in_day % 60)
 }
 
 /// A length of time as its two largest units: `45s`, `3m 20s`, `2h 5m`, `3d 4h` (milliseconds in).
@@ -67,7 +75,14 @@ fn civil_from_days(days: i64) -> (i64, u32, u32) {
 
 #[cfg(test)]
 mod tests {
-    use super::{counted, span, utc_time};
+    use super::{counted, span, utc_stamp, utc_time};
+
+    #[test]
+    fn stamps_are_written_in_utc_basic_form() {
+        assert_eq!(utc_stamp(0), "19700101T000000Z");
+        assert_eq!(utc_stamp(1_795_570_566_999), "20261125T013606Z");
+        assert_eq!(utc_stamp(951_782_400_000), "20000229T000000Z");
+    }
 
     #[test]
     fn times_are_written_in_utc() {

@@ -316,28 +316,12 @@ fn backup_path(path: &Path) -> PathBuf {
     candidate
 }
 
-/// `YYYYMMDDTHHMMSSZ` (civil date from days since 1970, Howard Hinnant's algorithm).
+/// The moment as `YYYYMMDDTHHMMSSZ`.
 fn utc_stamp(time: std::time::SystemTime) -> String {
-    let secs = time
+    let ms = time
         .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60
-    )
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+    scratchpad_core::figures::utc_stamp(ms)
 }
 
 #[cfg(test)]
