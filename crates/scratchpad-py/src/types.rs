@@ -10,21 +10,18 @@ use crate::speak::Python as PythonSpeak;
 
 /// A JSON value as the Python object `json.loads` would give.
 pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<Bound<'py, PyAny>> {
-    let text = serde_json::to_string(value).map_err(|err| {
+    pythonize::pythonize(py, value).map_err(|err| {
         pyo3::exceptions::PyValueError::new_err(format!("cannot convert JSON: {err}"))
-    })?;
-    py.import("json")?.call_method1("loads", (text,))
+    })
 }
 
-/// A Python object (dict, list, str, number, bool, None) as JSON, as `json.dumps` sees it.
+/// A Python object (dict with string keys, list, tuple, str, int, float, bool, None) as JSON.
 pub fn py_to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
-    let text: String = value
-        .py()
-        .import("json")?
-        .call_method1("dumps", (value,))?
-        .extract()?;
-    serde_json::from_str(&text).map_err(|err| {
-        pyo3::exceptions::PyValueError::new_err(format!("cannot convert to JSON: {err}"))
+    pythonize::depythonize(value).map_err(|err| {
+        pyo3::exceptions::PyValueError::new_err(format!(
+            "not a JSON value ({err}): pass dicts with string keys, lists, strings, numbers, \
+             booleans and None"
+        ))
     })
 }
 

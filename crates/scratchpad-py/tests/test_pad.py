@@ -45,6 +45,20 @@ def test_small_output_passes_through_and_large_becomes_the_mcp_reference(pad: Sc
     assert json.loads(pad.offload("run_tests", big))["scratchpad"] == "run_tests_2"
 
 
+def test_python_values_cross_as_json_values(pad: Scratchpad) -> None:
+    value = {"ok": True, "none": None, "ratio": 0.25, "big": 2**63 - 1, "neg": -5, "pair": (1, "two"), "text": "é\u2028"}
+    stored = pad.offload_result("api", value, name="value", metadata={"nested": {"list": [1, 2.5, None]}})
+    assert stored.entry is not None
+    assert json.loads(pad.read("value", full=True).text) == {**value, "pair": [1, "two"]}
+    assert pad.get("value").meta["nested"] == {"list": [1, 2.5, None]}
+    # What JSON cannot hold is refused with what it can, and nothing is stored.
+    for bad in ({1: "int key"}, {"a": {1, 2}}, {"a": object()}):
+        with pytest.raises(ValueError, match="not a JSON value"):
+            pad.offload("api", bad, name="bad")
+    with pytest.raises(NotFound):
+        pad.get("bad")
+
+
 def test_offload_result_names_json_and_binary(pad: Scratchpad) -> None:
     saved = pad.offload_result("echo", "tiny", name="kept")
     assert not saved.stored and saved.shown == "tiny"
