@@ -168,7 +168,7 @@ pub struct NumberedLine {
 
 /// Lines of a failure block shown with its headline, at most: a diagnostic's location and label,
 /// a test's expected and received values, a resolver's cause.
-pub(crate) const MAX_DETAILS: usize = 3;
+pub const MAX_DETAILS: usize = 3;
 
 /// Lines of context a suggested search shows around each line it finds: at least enough for a
 /// headline's next lines, at most a long block's.

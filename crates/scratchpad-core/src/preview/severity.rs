@@ -614,6 +614,10 @@ fn after_timestamp(line: &[u8]) -> Option<LineClass> {
         // `::ERROR` is a path in code, `x:ERROR` something else: leave it to the full scan.
         return None;
     }
+    if start == 0 && names_a_value(line, i) {
+        // `ERROR: 0`, `FAILED 0` with no stamp before: a count, which the full scan passes over.
+        return None;
+    }
     match vocabulary(pack_at(line, start, i - start))? {
         (level, Form::Full | Form::Abbrev)
             if start > 0 && line[start - 1] == b'[' && next == b']' =>
@@ -725,7 +729,9 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
             0,
             10,
         )),
-        b'F' if line == b"FAIL" || line.starts_with(b"FAIL\t") || line.starts_with(b"FAIL ") => {
+        b'F' if (line == b"FAIL" || line.starts_with(b"FAIL\t") || line.starts_with(b"FAIL "))
+            && !names_a_value(line, 4) =>
+        {
             // `go test`: the package result.
             Some(LineClass::new(
                 Level::Error,
@@ -735,7 +741,7 @@ fn line_start(line: &[u8], first: u8) -> Option<LineClass> {
                 4,
             ))
         }
-        b'F' if line.starts_with(b"FAILED ") => Some(LineClass::new(
+        b'F' if line.starts_with(b"FAILED ") && !names_a_value(line, 6) => Some(LineClass::new(
             // pytest's short test summary.
             Level::Error,
             LineKind::TestFailure,
@@ -1455,6 +1461,7 @@ fn check_word(
             && boundary_after
             && form != Form::Column
             && !quoted_in_prose(line, start)
+            && !names_a_value(line, end)
         {
             let kind = if form == Form::Outcome {
                 LineKind::TestFailure
@@ -1466,7 +1473,11 @@ fn check_word(
         return None;
     }
     match form {
-        Form::Full if is_label(line, end, next) && label_position(start, last_mark, spaced) => {
+        Form::Full
+            if is_label(line, end, next)
+                && label_position(start, last_mark, spaced)
+                && !names_a_value(line, end) =>
+        {
             Some(LineClass::new(
                 level,
                 LineKind::Plain,
@@ -1775,7 +1786,8 @@ fn outcome_word(line: &[u8], from: usize) -> Option<LineClass> {
         }
         let before_ok = (start == 0 || !is(prefix[start - 1], WORD) && prefix[start - 1] != b'.')
             && !quoted_in_prose(prefix, start);
-        let after_ok = prefix.get(end).is_none_or(|&b| !is(b, WORD) && b != b'=');
+        let after_ok = prefix.get(end).is_none_or(|&b| !is(b, WORD) && b != b'=')
+            && !names_a_value(prefix, end);
         if before_ok && after_ok {
             return Some(LineClass::new(
                 Level::Error,
@@ -1807,6 +1819,86 @@ fn quoted_in_prose(line: &[u8], at: usize) -> bool {
     before[from..]
         .windows(2)
         .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_lowercase())
+}
+
+/// True when the level or outcome word ending at `end` names a value rather than reporting an
+/// event: after `:`, `=` or blanks comes a zero, `none`, or a metric (a number with a fraction or
+/// a percent sign), and the value ends its field. Progress lines of training and data tools say
+/// `error: 0.053`, `loss: 0.3 - error: 0.1`, `ERRORS 0 | WARN 0`, `FAILED: 0`, `Error: none`;
+/// a failure says `ERROR 1045 (28000): Access denied`, `Error: 0 of 3 replicas are ready`,
+/// `Error: None of the hosts answered`, `make: *** [all] Error 2`, which stay events.
+fn names_a_value(line: &[u8], end: usize) -> bool {
+    let line = &line[..line.len().min(PREFIX_BYTES)];
+    let mut at = end;
+    if matches!(line.get(at), Some(b':' | b'=')) {
+        at += 1;
+    }
+    at += blanks(&line[at.min(line.len())..]);
+    let Some(rest) = line.get(at..) else {
+        return false;
+    };
+    let value_len = if rest.first().is_some_and(u8::is_ascii_digit) {
+        let whole = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+        let mut len = whole;
+        let mut fraction = false;
+        if rest.get(len) == Some(&b'.') && rest.get(len + 1).is_some_and(u8::is_ascii_digit) {
+            len += 1 + rest[len + 1..]
+                .iter()
+                .take_while(|b| b.is_ascii_digit())
+                .count();
+            fraction = true;
+        }
+        if rest.get(len) == Some(&b'%') {
+            len += 1;
+            fraction = true;
+        }
+        // `0x80004005`, `1.2.3`, `0s`: an address, a version or a duration, not a count.
+        if rest.get(len).is_some_and(|&b| {
+            is(b, WORD) || b == b'.' && rest.get(len + 1).is_some_and(|&c| is(c, WORD))
+        }) {
+            return false;
+        }
+        let zero = rest[..len].iter().all(|&b| matches!(b, b'0' | b'.' | b'%'));
+        if !(zero || fraction) {
+            return false;
+        }
+        len
+    } else {
+        let word = rest.iter().take_while(|&&b| is(b, WORD)).count();
+        let none = [&b"none"[..], b"null", b"nil"]
+            .iter()
+            .any(|w| rest[..word].eq_ignore_ascii_case(w));
+        if !none {
+            return false;
+        }
+        word
+    };
+    field_ends(&rest[value_len..])
+}
+
+/// True when a value's field ends here: the line ends, a separator follows (`,`, `;`, `|`, ` - `,
+/// a closing bracket), or the next field's key (`loss=0.2`, `acc: 0.9`).
+fn field_ends(rest: &[u8]) -> bool {
+    let spaced = blanks(rest);
+    let after = &rest[spaced..];
+    match after.first() {
+        None => true,
+        Some(b',' | b';' | b'|' | b')' | b']' | b'}' | b'/') => true,
+        Some(b'-') => spaced > 0,
+        Some(&b) if spaced > 0 && is(b, ALPHA) => {
+            let key = after.iter().take_while(|&&c| is(c, WORD)).count();
+            matches!(after.get(key), Some(b':' | b'='))
+        }
+        Some(_) => false,
+    }
+}
+
+/// The count of blanks (spaces and tabs) `bytes` starts with.
+fn blanks(bytes: &[u8]) -> usize {
+    bytes
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count()
 }
 
 /// An access log line: `"GET /x HTTP/1.1" 503 …` is an error, 4xx a warning.
@@ -1883,6 +1975,67 @@ mod tests {
         ];
         for (line, want) in cases {
             assert_eq!(level(line), *want, "{line}");
+        }
+    }
+
+    /// Regression: progress lines of training and data tools (`step 3 processed, error: 0`,
+    /// `loss: 0.3 - error: 0.1`, `FAILED: 0`) were counted as errors and warnings.
+    #[test]
+    fn zero_counts_and_metrics_are_not_events() {
+        use Level::*;
+        let quiet = [
+            "step 3 processed",
+            "epoch 2 processed",
+            "processed 120 errors_total=0",
+            "errors: 0",
+            "no errors found",
+            "error_rate=0.00",
+            "error: 0",
+            "Error: 0",
+            "ERROR: 0",
+            "ERROR 0",
+            "warning: 0",
+            "FAILED: 0",
+            "FAILED 0",
+            "FAIL: 0",
+            "Error: none",
+            "ERROR: None",
+            "step 3 processed, error: 0",
+            "step 3 processed: error: 0.12",
+            "step 3 processed | ERRORS 0 | WARN 0",
+            "loss: 0.3 - error: 0.1 - val_error: 0.2",
+            "Epoch 3/10 - loss: 0.2913 - error: 0.0841 - val_loss: 0.3120",
+            "eval: error: 23.4% top5: 6.1%",
+            "step 200: ERROR=0.031 loss=0.2",
+            "[train] step 3 processed, error: 0.000, lr: 0.001",
+            "INFO step 3 processed, FAILED: 0",
+        ];
+        for line in quiet {
+            assert!(
+                level(line).is_none_or(|l| l < Warning),
+                "{line}: {:?}",
+                level(line)
+            );
+        }
+        // A count says nothing when it is zero; a failure that happens to start with a number, a
+        // declared level after a stamp and a version or an address after the word stay events.
+        let events: &[(&str, Level)] = &[
+            (
+                "ERROR 1045 (28000): Access denied for user 'root'@'localhost'",
+                Error,
+            ),
+            ("Error: 0 of 3 replicas are ready", Error),
+            ("Error: None of the hosts answered", Error),
+            ("error: 1.2.3 is not a valid version", Error),
+            ("ERROR: 0x80004005 unspecified failure", Error),
+            ("2026-11-26T10:00:01Z ERROR 0", Error),
+            ("error: 2 errors in 1 file", Error),
+            ("FAILED tests/test_io.py::test_read - assert 0 == 1", Error),
+            ("--- FAIL: TestParse (0.00s)", Error),
+            ("warning: unused variable `x`", Warning),
+        ];
+        for (line, want) in events {
+            assert_eq!(level(line), Some(*want), "{line}");
         }
     }
 

@@ -327,3 +327,285 @@ fn a_large_input_is_previewed_as_its_whole_text() {
     );
     assert_eq!(&stored.preview[note_end..], whole.text);
 }
+
+/// A piece of a generated output: its lines, and for a failure block the offset of its headline
+/// (the line the preview lists it by) within them.
+#[derive(Debug, Clone)]
+struct Piece {
+    lines: Vec<String>,
+    headline: Option<usize>,
+}
+
+fn quiet(lines: Vec<String>) -> Piece {
+    Piece {
+        lines,
+        headline: None,
+    }
+}
+
+fn block(lines: Vec<String>, headline: usize) -> Piece {
+    Piece {
+        lines,
+        headline: Some(headline),
+    }
+}
+
+/// Lines that name a level without reporting anything: progress and metric lines of training and
+/// data tools, indented prose, source code whose identifiers hold level words, commit messages.
+fn quiet_piece() -> impl Strategy<Value = Piece> {
+    let word = "[a-z]{3,8}";
+    prop_oneof![
+        (0u32..99_999).prop_map(|n| quiet(vec![format!(
+            "2026-11-21T10:00:01Z INFO worker {n}: processed batch ok"
+        )])),
+        (0u32..9_999).prop_map(|n| quiet(vec![format!("step {n} processed")])),
+        (0u32..99).prop_map(|n| quiet(vec![format!("epoch {n} processed")])),
+        (0u32..99_999).prop_map(|n| quiet(vec![format!("processed {n} errors_total=0")])),
+        prop_oneof![
+            Just("0 errors"),
+            Just("errors: 0"),
+            Just("no errors found"),
+            Just("error_rate=0.00"),
+            Just("FAILED: 0"),
+            Just("ERROR: 0"),
+            Just("warning: 0"),
+            Just("Error: none"),
+        ]
+        .prop_map(|l| quiet(vec![l.to_owned()])),
+        (1u32..99, 0u32..9_999, 0u32..9_999).prop_map(|(e, a, b)| quiet(vec![format!(
+            "Epoch {e}/99 - loss: 0.{a:04} - error: 0.{b:04} - val_error: 0.{a:04}"
+        )])),
+        (0u32..9_999, 0u32..99).prop_map(|(a, p)| quiet(vec![format!(
+            "validation: error: 0.{a:04} | top-1 error {p}.5% | errors: 0"
+        )])),
+        (0u32..9_999, 0u32..100).prop_map(|(s, p)| quiet(vec![format!(
+            "2026-11-26 04:31:15,712 INFO train: step {s} processed, error: 0.{p:02}, FAILED: 0"
+        )])),
+        (word, word).prop_map(|(a, b)| quiet(vec![format!(
+            "    the {a} run logged ERROR twice and a FATAL {b} once"
+        )])),
+        (word, word).prop_map(|(a, b)| quiet(vec![format!(
+            "  which {a} means a panic above FATAL: {b} is WARN"
+        )])),
+        (word, word).prop_map(|(a, b)| quiet(vec![
+            format!("    let {a} = compute(err)?;"),
+            "#[derive(Debug, Error)]".to_owned(),
+            format!("fn {b}() -> Result<(), Box<Error>> {{"),
+            format!("    levels[warn] += {a}.len();"),
+        ])),
+        ("[0-9a-f]{40}", word, word).prop_map(|(hash, a, b)| quiet(vec![
+            format!("commit {hash}"),
+            format!("Author: {a} <{a}@example.com>"),
+            "Date:   Tue Nov 25 18:47:11 2026 +0000".to_owned(),
+            String::new(),
+            format!("    previews: a panic above FATAL, and ERROR: {b} is not an event"),
+            String::new(),
+            format!("    error: {a} was quoted; WARNING stays prose"),
+            String::new(),
+        ])),
+    ]
+}
+
+/// A failure block as a tool prints it, with the line that heads it.
+fn failure_piece() -> impl Strategy<Value = Piece> {
+    let word = "[a-z]{3,8}";
+    prop_oneof![
+        (word, 1u32..999, 1u32..80).prop_map(|(w, n, c)| block(
+            vec![
+                "error[E0308]: mismatched types".to_owned(),
+                format!("  --> src/{w}.rs:{n}:{c}"),
+                "   |".to_owned(),
+                format!("{n} |     let cents: u64 = {w} * 100.0;"),
+                "   |                ---   ^^^^^^^^^^^^^^ expected `u64`, found `f64`".to_owned(),
+                "   |                |".to_owned(),
+                "   |                expected due to this".to_owned(),
+                "   |".to_owned(),
+                "   = note: expected type `u64`".to_owned(),
+                "              found type `f64`".to_owned(),
+                "help: you can convert a `f64` to a `u64`".to_owned(),
+                "   |".to_owned(),
+                format!("{n} |     let cents: u64 = ({w} * 100.0) as u64;"),
+                "   |                      +              ++++++".to_owned(),
+                String::new(),
+            ],
+            0
+        )),
+        (word, 1u32..999).prop_map(|(w, n)| block(
+            vec![
+                format!("{w}.c:{n}:20: error: ‘struct point’ has no member named ‘{w}’"),
+                format!("   {n} |     return p->x * p->{w};"),
+                "      |                    ^~".to_owned(),
+            ],
+            0
+        )),
+        (word, word, 1u32..999).prop_map(|(a, b, n)| block(
+            // A crash: a traceback under a record below error is that record's (a logged trace).
+            vec![
+                String::new(),
+                "Traceback (most recent call last):".to_owned(),
+                format!("  File \"/home/dev/app/{a}.py\", line {n}, in main"),
+                format!("    {b}(record)"),
+                format!("  File \"/home/dev/app/{b}.py\", line 6, in {b}"),
+                "    return int(record[\"amount\"]) / record[\"scale\"]".to_owned(),
+                "ZeroDivisionError: division by zero".to_owned(),
+            ],
+            6
+        )),
+        (word, 1u32..999, 1u32..80).prop_map(|(w, r, c)| block(
+            vec![
+                format!("/home/dev/shop/src/{w}.js"),
+                format!("  {r}:{c}  error  '{w}' is not defined  no-undef"),
+                String::new(),
+            ],
+            1
+        )),
+    ]
+}
+
+/// The line numbers a suggested search says it finds: those after "at line(s)".
+fn promised_lines(finds: &str) -> Vec<u64> {
+    let mut out = Vec::new();
+    for part in finds.split(';') {
+        let Some(at) = part.find(" at line") else {
+            continue;
+        };
+        let numbers = &part[at..];
+        let mut current = String::new();
+        for c in numbers.chars().chain([' ']) {
+            if c.is_ascii_digit() {
+                current.push(c);
+            } else if c != ',' || current.is_empty() {
+                if let Ok(n) = current.parse() {
+                    out.push(n);
+                }
+                current.clear();
+            }
+        }
+    }
+    out
+}
+
+/// The notable rows of a preview as (line number, text after the gutter).
+fn notable_rows(preview: &str) -> Vec<(u64, &str)> {
+    preview
+        .lines()
+        .skip_while(|l| !l.starts_with("[notable lines"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("[... end of notable lines"))
+        .filter_map(|row| {
+            let (number, text) = row.split_once(": ")?;
+            Some((number.trim().parse().ok()?, text))
+        })
+        .collect()
+}
+
+/// Tokens a preview may take: the design's ~2,000, at the crate's own estimate for text.
+const PREVIEW_TOKENS: u64 = 2_000;
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Outputs built from realistic lines keep the preview's promises: a level word inside
+    /// indented prose, a commit message, an identifier's parentheses, or a zero count or metric
+    /// counts no severity; a failure block listed from the omitted part keeps its headline and at
+    /// most `MAX_DETAILS` lines of its block; the suggested search, run on the stored output,
+    /// finds the lines it names; the preview stays within its budget.
+    #[test]
+    fn realistic_outputs_keep_the_preview_s_promises(
+        pieces in proptest::collection::vec(
+            prop_oneof![6 => quiet_piece(), 1 => failure_piece()],
+            40..220,
+        ),
+        with_failures in any::<bool>(),
+    ) {
+        let pieces: Vec<&Piece> = pieces.iter().filter(|p| with_failures || p.headline.is_none()).collect();
+        let mut text = String::new();
+        // Each block's first line, headline and last line, 1-based.
+        let mut blocks: Vec<(u64, u64, u64)> = Vec::new();
+        let mut failures = 0;
+        let mut line = 0u64;
+        for piece in &pieces {
+            if let Some(headline) = piece.headline {
+                failures += 1;
+                let first = line + 1;
+                blocks.push((first, first + headline as u64, line + piece.lines.len() as u64));
+            }
+            for l in &piece.lines {
+                text.push_str(l);
+                text.push('\n');
+                line += 1;
+            }
+        }
+        let config = PreviewConfig::default();
+        let preview = text_preview(&text, &config);
+
+        // (d) Within budget, by the bound the crate states and by its token estimate.
+        prop_assert!(preview.text.chars().count() <= max_preview_chars(&config));
+        let tokens = scratchpad_core::estimate_tokens(scratchpad_core::Kind::Text, preview.text.len() as u64);
+        prop_assert!(tokens <= PREVIEW_TOKENS, "{} tokens:\n{}", tokens, preview.text);
+        if preview.complete {
+            return Ok(());
+        }
+
+        // (a) Nothing quiet is an event: with no failure block, no severity at all.
+        let levels = &preview.profile.levels;
+        let severe = levels.get(Level::Warning) + levels.get(Level::Error) + levels.get(Level::Fatal);
+        if failures == 0 {
+            prop_assert_eq!(severe, 0, "{}", preview.text);
+            prop_assert!(preview.profile.grep.is_none(), "{:?}", preview.profile.grep);
+        }
+
+        // ... and with failure blocks, the quiet lines add nothing to what the blocks count.
+        let blocks_only: String = pieces
+            .iter()
+            .filter(|p| p.headline.is_some())
+            .flat_map(|p| p.lines.iter().map(|l| format!("{l}\n")))
+            .collect();
+        let alone = scratchpad_core::preview::summary::summarize(
+            blocks_only.as_bytes(),
+            &SummaryOptions { skip: 0, budget_chars: usize::MAX },
+        )
+        .unwrap()
+        .levels;
+        for level in [Level::Fatal, Level::Error, Level::Warning] {
+            prop_assert_eq!(levels.get(level), alone.get(level), "{:?}:\n{}", level, preview.text);
+        }
+
+        // (b) A block listed from the omitted part: its headline, and at most MAX_DETAILS more.
+        let rows = notable_rows(&preview.text);
+        for &(first, headline, last) in &blocks {
+            let in_block: Vec<u64> = rows.iter().map(|r| r.0).filter(|n| (first..=last).contains(n)).collect();
+            if in_block.is_empty() {
+                continue;
+            }
+            prop_assert!(in_block.contains(&headline), "block {}–{} without its headline {}:\n{}", first, last, headline, preview.text);
+            prop_assert!(in_block.len() <= 1 + scratchpad_core::preview::profile::MAX_DETAILS, "block {}–{} shows {:?}:\n{}", first, last, in_block, preview.text);
+        }
+
+        // (c) The suggested search, run as suggested on the stored output, finds what it names.
+        if let Some(grep) = &preview.profile.grep {
+            let (_store, pad) = crate::common::pad();
+            let stored = crate::common::put(&pad, "out", text.as_bytes());
+            prop_assert_eq!(stored.profile.as_ref().and_then(|p| p.grep.as_ref()), Some(grep));
+            let mode = scratchpad_core::ReadMode::Grep {
+                pattern: grep.pattern.clone(),
+                context: u64::from(grep.context),
+                max_matches: None,
+                ignore_case: grep.ignore_case,
+                from: None,
+            };
+            let reply = pad.read("out", &mode, Some(usize::MAX)).unwrap();
+            let matched: Vec<u64> = reply.grep_lines.iter().filter(|l| l.matched).map(|l| l.number).collect();
+            prop_assert!(!matched.is_empty(), "/{}/ finds nothing", grep.pattern);
+            for promised in promised_lines(&grep.finds) {
+                prop_assert!(matched.contains(&promised), "/{}/ ({}) misses line {}", grep.pattern, grep.finds, promised);
+            }
+            // Every failure block's headline is among the lines it finds.
+            for &(_, headline, _) in &blocks {
+                prop_assert!(matched.contains(&headline), "/{}/ ({}) misses the headline at {}: {:?}\n{}", grep.pattern, grep.finds, headline, text.lines().nth(headline as usize - 1), preview.text);
+            }
+        } else {
+            prop_assert_eq!(failures, 0, "no search suggested for:\n{}", preview.text);
+        }
+    }
+}

@@ -8,7 +8,10 @@
 //! jest, eslint, stylelint, markdownlint, flake8 and mypy on projects with one real fault among
 //! many warnings; pip, uv and npm asked for conflicting versions; `apt-get -s dist-upgrade
 //! python3-`; `git log --stat` of this repository; pino and structlog JSON lines with one error;
-//! `find /usr -name '*.h'`; an npm lock file, an npm registry document and eslint's JSON report.
+//! `find /usr -name '*.h'`; an npm lock file, an npm registry document and eslint's JSON report;
+//! a training loop under tqdm and `logging` that reports its metrics (`error: 0.0841`,
+//! `errors_total=0`, `FAILED: 0`), a passing `pytest -v` run whose tests are named after errors,
+//! and `pip install -vv --dry-run`.
 
 use regex::RegexBuilder;
 use scratchpad_core::preview::{
@@ -167,6 +170,25 @@ const CASES: &[Case] = &[
             "[7,743 paths under /usr: include/ 7,296 (node/ 2,363, llvm-14/ 1,577, linux/ 763, …)",
             "[by extension: .h 7,743]",
         ],
+        not_notable: &[],
+        worst: None,
+    },
+    // Progress and metric lines name errors without reporting any: none of them is an event.
+    Case {
+        file: "ml_training_log.txt",
+        shows: &["2026-11-26 04:31:15,712 INFO train: done: 200 steps, errors: 0, failures: 0"],
+        not_notable: &["processed", "error"],
+        worst: None,
+    },
+    Case {
+        file: "pytest_passing.txt",
+        shows: &["301 passed in 1.60s"],
+        not_notable: &["PASSED"],
+        worst: None,
+    },
+    Case {
+        file: "pip_install_verbose.txt",
+        shows: &["Would install"],
         not_notable: &[],
         worst: None,
     },

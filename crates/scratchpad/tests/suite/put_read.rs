@@ -421,3 +421,159 @@ fn the_calls_a_hint_prints_run_as_printed() {
         }
     }
 }
+
+/// Splits `command` like [`shell_words`], or says why a shell would not: a quote left open.
+fn parses_as_shell_words(command: &str) -> Result<Vec<String>, String> {
+    let quotes = command.matches('\'').count() - command.matches("\\'").count();
+    if !quotes.is_multiple_of(2) {
+        return Err(format!("a quote left open in `{command}`"));
+    }
+    if command.ends_with(['.', ',', ';', ':']) {
+        return Err(format!("`{command}` ends with a sentence's punctuation"));
+    }
+    Ok(shell_words(command))
+}
+
+/// The line numbers a hint says its search finds: those after "at line(s)", up to the sentence's
+/// end.
+fn promised_lines(finds: &str) -> Vec<String> {
+    let sentence = finds.split(". ").next().unwrap_or(finds);
+    let mut out = Vec::new();
+    for part in sentence.split(';') {
+        let Some(at) = part.find(" at line") else {
+            continue;
+        };
+        for word in part[at..].split(' ') {
+            // `1,777,` in a list: the thousands' commas stay, the list's goes.
+            let digits = word.trim_end_matches(['.', ',']).replace(',', "");
+            if !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+                out.push(format!("{digits}:"));
+            }
+        }
+    }
+    out
+}
+
+/// Stores `content` under `name` through the CLI and runs every call its hint prints: each parses
+/// as a shell would, ends where the call ends, succeeds, and reads what it says it reads.
+fn hint_calls_deliver(pad: &Pad, name: &str, content: &[u8]) -> Result<usize, String> {
+    let out = pad.ok_stdin(&["put", name], content);
+    let Some(hint) = out.lines().find(|l| l.starts_with("Full output saved as")) else {
+        return Ok(0);
+    };
+    let lines = content.split(|&b| b == b'\n').count() - usize::from(content.ends_with(b"\n"));
+    let mut ran = 0;
+    for (i, span) in hint.split('`').enumerate().skip(1).step_by(2) {
+        if !span.starts_with("scratchpad ") {
+            continue;
+        }
+        let words = parses_as_shell_words(span)?;
+        let args: Vec<&str> = words[1..].iter().map(String::as_str).collect();
+        let run = pad.run(&args);
+        if run.code != 0 {
+            return Err(format!("`{span}` failed: {}", run.stderr));
+        }
+        let reply = &run.stdout;
+        let after = hint.split('`').nth(i + 1).unwrap_or("");
+        if args.contains(&"--grep") {
+            let promised = promised_lines(after);
+            for line in &promised {
+                if !reply
+                    .lines()
+                    .any(|l| l.trim_start().starts_with(line.as_str()))
+                {
+                    return Err(format!("`{span}`{after}: {line} not in\n{reply}"));
+                }
+            }
+        } else if let Some(at) = args.iter().position(|&a| a == "--lines") {
+            let first = args[at + 1].split(['-', '–']).next().unwrap_or("");
+            if !reply
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{first}:")))
+            {
+                return Err(format!("`{span}`: line {first} not in\n{reply}"));
+            }
+        } else if args.contains(&"--tail")
+            && !reply
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{lines}:")))
+        {
+            return Err(format!("`{span}`: the last line ({lines}) not in\n{reply}"));
+        }
+        ran += 1;
+    }
+    Ok(ran)
+}
+
+/// Every real output of the core's corpus: the calls its hint prints run and deliver.
+#[test]
+fn the_calls_every_real_output_s_hint_prints_deliver() {
+    let pad = Pad::new();
+    let dir = format!(
+        "{}/../scratchpad-core/tests/real",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let mut ran = 0;
+    for (i, path) in files.iter().enumerate() {
+        let content = std::fs::read(path).unwrap();
+        ran += hint_calls_deliver(&pad, &format!("real{i}"), &content)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    }
+    assert!(ran >= 3 * 10, "{ran} calls");
+}
+
+/// Lines of generated outputs: services' log lines, progress and metric lines, prose and code
+/// that name levels, and the failures of compilers, linters, Python and test runners.
+fn generated_line() -> impl proptest::strategy::Strategy<Value = Vec<String>> {
+    use proptest::prelude::*;
+    let word = "[a-z]{3,8}";
+    prop_oneof![
+        8 => (0u32..99_999).prop_map(|n| vec![format!("2026-11-21T10:00:01Z INFO worker {n}: processed batch ok")]),
+        2 => (0u32..9_999, 0u32..9_999).prop_map(|(s, e)| vec![format!("step {s} processed, error: 0.{e:04}, errors: 0")]),
+        1 => (word, word).prop_map(|(a, b)| vec![format!("    the {a} run logged ERROR and a FATAL {b}")]),
+        1 => (word, 1u32..999).prop_map(|(w, n)| vec![
+            "error[E0308]: mismatched types".to_owned(),
+            format!("  --> src/{w}.rs:{n}:22"),
+            "   |".to_owned(),
+            format!("{n} |     let cents: u64 = {w} * 100.0;"),
+            "   |                      ^^^^^^^^^^^ expected `u64`, found `f64`".to_owned(),
+            String::new(),
+        ]),
+        1 => (word, 1u32..999).prop_map(|(w, n)| vec![
+            String::new(),
+            "Traceback (most recent call last):".to_owned(),
+            format!("  File \"/home/dev/app/{w}.py\", line {n}, in main"),
+            "    total = amount / scale".to_owned(),
+            format!("ZeroDivisionError: division by zero in '{w}'"),
+        ]),
+        1 => (word, 1u32..999).prop_map(|(w, n)| vec![
+            format!("/home/dev/shop/src/{w}.js"),
+            format!("  {n}:7  error  '{w}' is not defined  no-undef"),
+            format!("  {n}:9  warning  Unexpected console statement  no-console"),
+            String::new(),
+        ]),
+        1 => word.prop_map(|w| vec![format!("FAILED tests/test_{w}.py::test_{w} - assert 'a' == \"b\"")]),
+        1 => (0u32..99_999).prop_map(|n| vec![format!("2026-11-21T10:00:01Z WARN cache shard {n} cold")]),
+    ]
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(12))]
+
+    /// For generated outputs too, every call a hint prints parses, runs and reads what it says.
+    #[test]
+    fn the_calls_a_generated_output_s_hint_prints_deliver(
+        lines in proptest::collection::vec(generated_line(), 60..400),
+    ) {
+        let text: String = lines.concat().iter().map(|l| format!("{l}\n")).collect();
+        let pad = Pad::new();
+        if let Err(why) = hint_calls_deliver(&pad, "out", text.as_bytes()) {
+            proptest::prop_assert!(false, "{}", why);
+        }
+    }
+}
