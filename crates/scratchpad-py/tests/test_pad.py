@@ -52,7 +52,7 @@ def test_python_values_cross_as_json_values(pad: Scratchpad) -> None:
     assert json.loads(pad.read("value", full=True).text) == {**value, "pair": [1, "two"]}
     assert pad.get("value").meta["nested"] == {"list": [1, 2.5, None]}
     # What JSON cannot hold is refused with what it can, and nothing is stored.
-    for bad in ({1: "int key"}, {"a": {1, 2}}, {"a": object()}):
+    for bad in ({1: "int key"}, {"a": object()}):
         with pytest.raises(ValueError, match="not a JSON value"):
             pad.offload("api", bad, name="bad")
     with pytest.raises(NotFound):
