@@ -36,7 +36,14 @@ fn utc_fields(ms: i64) -> (i64, u32, u32, i64, i64, i64) {
     let secs = ms.div_euclid(1000);
     let (days, in_day) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
     let (year, month, day) = civil_from_days(days);
-    (year, month, day, in_day / 3_600, in_day % 3_600 / 60, in_day % 60)
+    (
+        year,
+        month,
+        day,
+        in_day / 3_600,
+        in_day % 3_600 / 60,
+        in_day % 60,
+    )
 }
 
 /// A length of time as its two largest units: `45s`, `3m 20s`, `2h 5m`, `3d 4h` (milliseconds in).

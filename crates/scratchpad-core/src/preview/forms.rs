@@ -46,7 +46,7 @@ pub(crate) struct Place {
 /// The forms seen, by the templates their places make.
 #[derive(Debug, Default)]
 pub(crate) struct Forms {
-    forms: HashMap<u64, Form, BuildHasherDefault<super::profile::Prehashed>>,
+    forms: HashMap<u64, Form, BuildHasherDefault<super::template::Prehashed>>,
     scratch: Vec<u8>,
 }
 

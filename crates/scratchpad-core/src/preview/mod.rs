@@ -9,10 +9,12 @@
 //! the entry. The summary read ([`summary`]) lists every template of an entry.
 
 pub mod binary;
+mod clip;
 mod forms;
 pub mod hint;
 pub mod json;
 mod json_line;
+pub mod level;
 pub mod paths;
 pub mod profile;
 pub mod report;

@@ -194,7 +194,7 @@ impl PathStats {
         } else {
             format!(" under {}", String::from_utf8_lossy(&root))
         };
-        let mut text = super::text::shorten(
+        let mut text = super::clip::shorten(
             &format!(
                 "[{} paths{under}: {}",
                 thousands(self.paths),
@@ -224,7 +224,7 @@ impl PathStats {
             named.push(format!("no extension {}", thousands(self.bare)));
         }
         let extensions = format!("[by extension: {}", named.join(", "));
-        text.push_str(&super::text::shorten(&extensions, MAX_RENDER_CHARS - 2));
+        text.push_str(&super::clip::shorten(&extensions, MAX_RENDER_CHARS - 2));
         text.push_str("]\n");
         Some(text)
     }

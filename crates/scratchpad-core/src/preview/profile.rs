@@ -7,14 +7,14 @@
 //! level as not grouped.
 
 use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
+use std::hash::BuildHasherDefault;
 
 use serde::{Deserialize, Serialize};
 
 use super::hint::{GrepSuggestion, LevelMarks, suggest};
 use super::report;
 use super::severity::{How, Level, LineClass, LineKind, classify};
-use super::template::template;
+use super::template::{Prehashed, template};
 use crate::figures::thousands;
 
 /// How many lines an entry has at each level; lines without a level are `unleveled`.
@@ -280,24 +280,6 @@ enum Want {
     AssertSides,
 }
 
-/// A hasher for keys that already are hashes.
-#[derive(Debug, Default, Clone, Copy)]
-pub(crate) struct Prehashed(u64);
-
-impl Hasher for Prehashed {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
-
 /// Exact templates indexed, at most: past the groups' own, those of lines whose form was masked
 /// (bounds memory when every line has a name of its own).
 const MAX_INDEXED_TEMPLATES: usize = 1 << 16;
@@ -555,7 +537,7 @@ impl Profiler {
                         detail.push_str(&String::from_utf8_lossy(line.trim_ascii()));
                         let detail = NumberedLine {
                             line: function.line,
-                            text: super::text::shorten(&detail, self.example_chars),
+                            text: super::clip::shorten(&detail, self.example_chars),
                         };
                         self.put_detail(group, anchor, detail, false);
                         done = true;
@@ -604,7 +586,7 @@ impl Profiler {
                     level: traceback_level(previous_level),
                 };
                 self.traceback_text =
-                    super::text::shorten(&String::from_utf8_lossy(line), self.example_chars);
+                    super::clip::shorten(&String::from_utf8_lossy(line), self.example_chars);
                 self.other(number, line, in_head, class);
             }
             LineKind::Frame => self.other(number, line, in_head, LineClass::NONE),
@@ -720,7 +702,7 @@ impl Profiler {
         Example {
             line: NumberedLine {
                 line: number,
-                text: super::text::shorten(&text, self.example_chars),
+                text: super::clip::shorten(&text, self.example_chars),
             },
             details: Vec::new(),
             from_line,
@@ -876,7 +858,7 @@ impl Profiler {
     fn numbered(&self, number: u64, line: &[u8]) -> NumberedLine {
         NumberedLine {
             line: number,
-            text: super::text::shorten(&String::from_utf8_lossy(line), self.example_chars),
+            text: super::clip::shorten(&String::from_utf8_lossy(line), self.example_chars),
         }
     }
 
@@ -898,11 +880,11 @@ impl Profiler {
             match example.details.last_mut() {
                 Some(detail) => {
                     let text = format!("{}; {more}", detail.text);
-                    detail.text = super::text::shorten(&text, example_chars);
+                    detail.text = super::clip::shorten(&text, example_chars);
                 }
                 None => example.details.push(NumberedLine {
                     line: number,
-                    text: super::text::shorten(&more, example_chars),
+                    text: super::clip::shorten(&more, example_chars),
                 }),
             }
         }

@@ -11,7 +11,7 @@
 //!   will be REMOVED:` is a warning (it takes software away) and `120 upgraded, 0 newly
 //!   installed, 39 to remove and 0 not upgraded.` is the plan's summary.
 
-use super::severity::{How, Level, LineClass, LineKind};
+use super::level::{How, Level, LineClass, LineKind};
 
 /// Bytes of a row's location (`line:column`, or `path:line:column`) that are searched.
 const LOCATION_BYTES: usize = 256;

@@ -250,6 +250,24 @@ pub fn hash(bytes: &[u8]) -> u64 {
     h ^ (h >> 33)
 }
 
+/// A hasher for keys that already are hashes.
+#[derive(Debug, Default, Clone, Copy)]
+pub(crate) struct Prehashed(u64);
+
+impl std::hash::Hasher for Prehashed {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

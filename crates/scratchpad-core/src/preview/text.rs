@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use super::PreviewConfig;
+pub use super::clip::shorten;
 use super::profile::{Example, Group, Profiler, TextProfile, Track};
 use super::severity::LineKind;
 use crate::figures::thousands;
@@ -483,15 +484,6 @@ pub fn count_chars_finding_nul(bytes: &[u8]) -> (u64, bool) {
 
 pub fn count_newlines(bytes: &[u8]) -> u64 {
     memchr::memchr_iter(b'\n', bytes).count() as u64
-}
-
-/// At most `max` characters of `line`, with `…` when cut.
-pub fn shorten(line: &str, max: usize) -> String {
-    let line = line.trim_end_matches('\r');
-    match line.char_indices().nth(max) {
-        Some((end, _)) => format!("{}…", &line[..end]),
-        None => line.to_owned(),
-    }
 }
 
 /// Preview of text held in memory (small notes, tests).

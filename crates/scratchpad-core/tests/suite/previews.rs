@@ -561,7 +561,7 @@ proptest! {
             .filter(|p| p.headline.is_some())
             .flat_map(|p| p.lines.iter().map(|l| format!("{l}\n")))
             .collect();
-        let alone = scratchpad_core::preview::summary::summarize(
+        let alone = scratchpad_core::read::summary::summarize(
             blocks_only.as_bytes(),
             &SummaryOptions { skip: 0, budget_chars: usize::MAX },
         )
