@@ -1,5 +1,10 @@
-//! The storage boundary: what a backend must do, and nothing more. Business rules (names, previews,
-//! readers, references) live above it, so a second backend only has to store and fetch.
+//! The storage boundary: what the engine asks of a store, and nothing more. Business rules (names,
+//! previews, readers, references) live above it. [`Scratchpad`](crate::Scratchpad) holds an
+//! `Arc<dyn Store>`, so one engine serves either backend chosen by the store URL at run time.
+//!
+//! Both backends implement it with the same storage rules, written once in `sql` (`SqlStore<B>`);
+//! what differs between SQLite and PostgreSQL (SQL spelling, connections, locking, large-content
+//! staging) is `sql::Backend`. A new SQL backend implements that trait, not this one.
 
 pub mod folder;
 #[cfg(feature = "postgres")]
