@@ -49,6 +49,7 @@ impl Chunk {
                 line_start,
                 len: data.len() as u64,
                 checksum: Some(checksum(&data)),
+                piece: None,
             },
             data,
         }
@@ -71,6 +72,9 @@ pub struct ChunkPos {
     pub len: u64,
     /// CRC-32 of the chunk's data; `None` for chunks written before checksums were kept.
     pub checksum: Option<u32>,
+    /// The blake3 hash of the chunk's data, once a writer computed it: the chunks of content that
+    /// spans several are stored as pieces, once per hash, shared by every content holding them.
+    pub piece: Option<[u8; 32]>,
 }
 
 /// The checksum every chunk carries, verified whenever it is read.
