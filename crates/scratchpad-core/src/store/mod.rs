@@ -31,7 +31,7 @@ pub const CHUNK_BYTES: usize = 256 * 1024;
 /// `blobs_large_by_size` holds blobs from this size on; the two must agree).
 pub const REUSE_MIN_BYTES: u64 = 1024 * 1024;
 
-/// One piece of a blob, with where it starts in bytes, characters and lines (newlines before it).
+/// One chunk of a blob, with where it starts in bytes, characters and lines (newlines before it).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Chunk {
     pub pos: ChunkPos,

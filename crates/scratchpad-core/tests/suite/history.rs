@@ -713,8 +713,14 @@ fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backen
     assert!(first >= log.len() as u64, "{first} bytes stored");
     for i in 0..20u64 {
         let n = 3_001 + i * 6_917;
-        pad.edit("big", &log_line(n), &format!("{} — edit {i}", log_line(n)), false, None)
-            .unwrap();
+        pad.edit(
+            "big",
+            &log_line(n),
+            &format!("{} — edit {i}", log_line(n)),
+            false,
+            None,
+        )
+        .unwrap();
     }
     let grown = stored_bytes(&store, backend) - first;
     // Each edit changed one line: the chunk around it (at most 256 KiB, two where the edit moved a
@@ -738,7 +744,10 @@ fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backen
         );
     }
     let current = whole(&pad, "big");
-    assert_eq!(blake3::hash(current.as_bytes()).to_hex().as_str(), history.entry.hash);
+    assert_eq!(
+        blake3::hash(current.as_bytes()).to_hex().as_str(),
+        history.entry.hash
+    );
     assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
 }
 
@@ -756,8 +765,14 @@ fn dropping_versions_never_damages_what_shares_their_chunks(backend: Backend) {
     put(&pad, "twin", twin.as_bytes());
     for i in 0..8u64 {
         let n = 1_001 + i * 7_001;
-        pad.edit("big", &log_line(n), &format!("{} — edit {i}", log_line(n)), false, None)
-            .unwrap();
+        pad.edit(
+            "big",
+            &log_line(n),
+            &format!("{} — edit {i}", log_line(n)),
+            false,
+            None,
+        )
+        .unwrap();
     }
     let history = pad.history("big").unwrap();
     assert_eq!(history.versions.len(), 4, "3 kept and the current one");
@@ -770,7 +785,12 @@ fn dropping_versions_never_damages_what_shares_their_chunks(backend: Backend) {
     let restored = pad.restore("big", oldest, None).unwrap();
     assert_eq!(
         restored.hash,
-        history.versions.iter().find(|v| v.version == oldest).unwrap().hash
+        history
+            .versions
+            .iter()
+            .find(|v| v.version == oldest)
+            .unwrap()
+            .hash
     );
     pad.purge("big", None).unwrap();
     pad.gc().unwrap();
@@ -791,8 +811,51 @@ fn dropping_versions_never_damages_what_shares_their_chunks(backend: Backend) {
     assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
 }
 
+/// Writers storing the same large content, or content sharing most of its chunks, at the same
+/// moment all succeed: none waits on another while holding a chunk the other waits for.
+fn writers_of_shared_large_content_at_once_all_succeed(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let log = log_with_errors(90_000, &[]);
+    let variant = format!("variant\n{}", &log[log.find('\n').unwrap() + 1..]);
+    let contents = [&log, &variant];
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            let pad = &pad;
+            scope.spawn(move || {
+                for round in 0..3 {
+                    let content = contents[(thread + round) % 2];
+                    let name = format!("copy-{thread}-{round}");
+                    let mut input = content.as_bytes();
+                    let stored = pad.put(
+                        &mut input,
+                        PutOptions {
+                            name: Some(name.clone()),
+                            ..PutOptions::default()
+                        },
+                    );
+                    if let Err(err) = stored {
+                        panic!("`{name}` was refused: {err}");
+                    }
+                }
+            });
+        }
+    });
+    for thread in 0..4 {
+        for round in 0..3 {
+            let name = format!("copy-{thread}-{round}");
+            assert_eq!(
+                &whole(&pad, &name),
+                contents[(thread + round) % 2],
+                "{name}"
+            );
+        }
+    }
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
 backend_tests!(
     a_one_line_edit_of_a_large_note_changes_only_the_chunks_around_it,
+    writers_of_shared_large_content_at_once_all_succeed,
     twenty_one_line_edits_of_a_large_note_cost_about_what_changed,
     dropping_versions_never_damages_what_shares_their_chunks,
     history_keeps_the_right_versions_after_100_edits_and_gc,
