@@ -45,9 +45,8 @@ impl<B: Backend> SqlStore<B> {
         if let Some(side) = self.backend.side_files() {
             let survey = side.survey()?;
             for (hash, bytes) in survey.committed {
-                let referred = self.read(|c| {
-                    c.first(FILE_REFERRED, &[Param::Text(&hash)], |_| Ok(()))
-                })?;
+                let referred =
+                    self.read(|c| c.first(FILE_REFERRED, &[Param::Text(&hash)], |_| Ok(())))?;
                 if referred.is_none() {
                     report.unreferenced_files += 1;
                     report.unreferenced_bytes += bytes;

@@ -867,7 +867,9 @@ impl<B: Backend> SqlStore<B> {
         let in_file = match (in_piece, piece_file, external, hash) {
             (true, Some(file), _, _) => Some((
                 file,
-                piece_offset.and_then(|at| u64::try_from(at).ok()).unwrap_or(0),
+                piece_offset
+                    .and_then(|at| u64::try_from(at).ok())
+                    .unwrap_or(0),
             )),
             (true, None, _, _) | (false, _, false, _) => None,
             (false, _, true, Some(hash)) => Some((hash, byte_start)),
@@ -913,7 +915,8 @@ impl<B: Backend> SqlStore<B> {
                 // content is stored, or most of its pieces are (a commit keeping it after all
                 // flushes it when naming it).
                 if !self.has_blob(&stats.hash)?
-                    && !self.read(|c| Ok(mostly_known(&blob.chunks, &known_pieces(c, &blob.chunks)?)))?
+                    && !self
+                        .read(|c| Ok(mostly_known(&blob.chunks, &known_pieces(c, &blob.chunks)?)))?
                 {
                     temp.flush()?;
                 }
