@@ -56,7 +56,10 @@ fn corrupt_chunk(store: &TestStore, backend: Backend, hash: &str, in_side_file: 
                  WHERE id = (SELECT piece FROM chunks \
                  WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = $2)",
             ] {
-                store.admin().execute(sql, &[&hash, &i64::from(seq)]).unwrap();
+                store
+                    .admin()
+                    .execute(sql, &[&hash, &i64::from(seq)])
+                    .unwrap();
             }
         }
     }

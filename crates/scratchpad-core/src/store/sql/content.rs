@@ -289,7 +289,7 @@ fn upsert_pieces(
     mut chunks: Vec<(&ChunkPos, &[u8], Option<&str>)>,
 ) -> Result<HashMap<[u8; 32], i64>, Fail> {
     chunks.retain(|(pos, _, _)| piece_hash(pos).is_some());
-    chunks.sort_by(|a, b| a.0.piece.cmp(&b.0.piece));
+    chunks.sort_by_key(|(pos, _, _)| pos.piece);
     let mut ids = HashMap::with_capacity(chunks.len());
     for (pos, data, file) in chunks {
         let Some(hash) = piece_hash(pos) else {
