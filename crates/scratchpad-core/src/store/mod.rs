@@ -36,7 +36,7 @@ pub const CHUNK_BYTES: usize = 256 * 1024;
 /// `blobs_large_by_size` holds blobs from this size on; the two must agree).
 pub const REUSE_MIN_BYTES: u64 = 1024 * 1024;
 
-/// One piece of a blob, with where it starts in bytes, characters and lines (newlines before it).
+/// One chunk of a blob, with where it starts in bytes, characters and lines (newlines before it).
 #[derive(Clone, PartialEq, Eq)]
 pub struct Chunk {
     pub pos: ChunkPos,
@@ -54,6 +54,7 @@ impl Chunk {
                 line_start,
                 len: data.len() as u64,
                 checksum: Some(checksum(&data)),
+                piece: None,
             },
             data,
         }
@@ -76,6 +77,9 @@ pub struct ChunkPos {
     pub len: u64,
     /// CRC-32 of the chunk's data; `None` for chunks written before checksums were kept.
     pub checksum: Option<u32>,
+    /// The blake3 hash of the chunk's data, once a writer computed it: the chunks of content that
+    /// spans several are stored as pieces, once per hash, shared by every content holding them.
+    pub piece: Option<[u8; 32]>,
 }
 
 /// The checksum every chunk carries, verified whenever it is read.

@@ -78,7 +78,7 @@ impl fmt::Debug for StagingConnection {
 }
 
 /// Tables of one store, for its size on disk.
-const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases', 'usage', 'removed', 'removed_versions'";
+const TABLES: &str = "'sessions', 'blobs', 'chunks', 'entries', 'entry_search', 'store_meta', 'versions', 'leases', 'usage', 'removed', 'removed_versions', 'pieces'";
 
 /// A PostgreSQL store.
 pub type PostgresStore = SqlStore<Postgres>;
@@ -229,6 +229,10 @@ impl Backend for Postgres {
             (
                 20261126110000,
                 include_str!("../../migrations/postgres/20261126110000_removed_entries.sql"),
+            ),
+            (
+                20261126120000,
+                include_str!("../../migrations/postgres/20261126120000_pieces.sql"),
             ),
         ],
         search: SearchSql {

@@ -509,6 +509,13 @@ impl TempFile {
         Ok(())
     }
 
+    /// `len` bytes written at `offset`: a chunk taken out of this file to be stored elsewhere.
+    pub fn read_at(&self, offset: u64, len: u64) -> Result<Vec<u8>> {
+        let mut data = vec![0; usize::try_from(len).unwrap_or(0)];
+        read_exact_at(&self.file, &mut data, offset).map_err(|e| self.error("read", &e))?;
+        Ok(data)
+    }
+
     /// Makes the content durable (once).
     pub fn flush(&mut self) -> Result<()> {
         if !self.flushed {

@@ -342,6 +342,10 @@ impl Backend for Sqlite {
                 20261126110000,
                 include_str!("../../migrations/sqlite/20261126110000_removed_entries.sql"),
             ),
+            (
+                20261126120000,
+                include_str!("../../migrations/sqlite/20261126120000_pieces.sql"),
+            ),
         ],
         search: SearchSql {
             index_pending: &[

@@ -669,8 +669,195 @@ fn a_one_line_edit_of_a_large_note_changes_only_the_chunks_around_it(backend: Ba
     );
 }
 
+/// Bytes the store physically holds for content: chunk and piece data in the database, and the
+/// side files beside it.
+fn stored_bytes(store: &TestStore, backend: Backend) -> u64 {
+    const SQL: &str = "SELECT CAST((SELECT COALESCE(SUM(LENGTH(data)), 0) FROM chunks) \
+                       + (SELECT COALESCE(SUM(LENGTH(data)), 0) FROM pieces) AS BIGINT)";
+    match backend {
+        Backend::Sqlite => {
+            let conn = rusqlite::Connection::open(store.sqlite_path()).unwrap();
+            let in_db: i64 = conn.query_row(SQL, [], |r| r.get(0)).unwrap();
+            let side = store.dir.as_ref().unwrap().path().join("pad.db-blobs");
+            let files: u64 = std::fs::read_dir(&side)
+                .map(|dir| {
+                    dir.map(Result::unwrap)
+                        .filter(|f| f.file_type().unwrap().is_file())
+                        .map(|f| f.metadata().unwrap().len())
+                        .sum()
+                })
+                .unwrap_or(0);
+            u64::try_from(in_db).unwrap() + files
+        }
+        Backend::Postgres => {
+            #[cfg(feature = "postgres")]
+            return u64::try_from(store.admin().query_one(SQL, &[]).unwrap().get::<_, i64>(0))
+                .unwrap();
+            #[cfg(not(feature = "postgres"))]
+            unreachable!("PostgreSQL stores need the feature")
+        }
+    }
+}
+
+/// The line `n` of [`log_with_errors`], as edits find it.
+fn log_line(n: u64) -> String {
+    format!("INFO worker {n}: processed batch ok")
+}
+
+fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backend) {
+    let (store, pad) = backend.pad();
+    let log = log_with_errors(140_000, &[]);
+    assert!(log.len() > 8_000_000, "{} bytes", log.len());
+    put(&pad, "big", log.as_bytes());
+    let first = stored_bytes(&store, backend);
+    assert!(first >= log.len() as u64, "{first} bytes stored");
+    for i in 0..20u64 {
+        let n = 3_001 + i * 6_917;
+        pad.edit(
+            "big",
+            &log_line(n),
+            &format!("{} — edit {i}", log_line(n)),
+            false,
+            None,
+        )
+        .unwrap();
+    }
+    let grown = stored_bytes(&store, backend) - first;
+    // Each edit changed one line: the chunk around it (at most 256 KiB, two where the edit moved a
+    // boundary) is all it may add.
+    let bound = 20 * 2 * 256 * 1024;
+    assert!(
+        grown <= bound,
+        "20 one-line edits of a {} byte note grew the store by {grown} bytes (at most {bound} expected)",
+        log.len()
+    );
+    assert!(first + grown < 2 * log.len() as u64);
+    let history = pad.history("big").unwrap();
+    assert_eq!(history.versions.len(), 21, "20 kept and the current one");
+    for kept in &history.versions {
+        let text = version(&pad, "big", kept.version);
+        assert_eq!(
+            blake3::hash(text.as_bytes()).to_hex().as_str(),
+            kept.hash,
+            "version {}",
+            kept.version
+        );
+    }
+    let current = whole(&pad, "big");
+    assert_eq!(
+        blake3::hash(current.as_bytes()).to_hex().as_str(),
+        history.entry.hash
+    );
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
+/// Versions share chunks: dropping some (past the kept count), purging a note whose content another
+/// shares, and collecting, frees only what nothing else holds, and every content left reads back.
+fn dropping_versions_never_damages_what_shares_their_chunks(backend: Backend) {
+    let (store, pad) = backend.pad_with(Config {
+        history_versions: 3,
+        ..Config::default()
+    });
+    let log = log_with_errors(60_000, &[]);
+    put(&pad, "big", log.as_bytes());
+    // Another note holding the same lines but its first: it shares every chunk but that one.
+    let twin = format!("twin\n{}", &log[log.find('\n').unwrap() + 1..]);
+    put(&pad, "twin", twin.as_bytes());
+    for i in 0..8u64 {
+        let n = 1_001 + i * 7_001;
+        pad.edit(
+            "big",
+            &log_line(n),
+            &format!("{} — edit {i}", log_line(n)),
+            false,
+            None,
+        )
+        .unwrap();
+    }
+    let history = pad.history("big").unwrap();
+    assert_eq!(history.versions.len(), 4, "3 kept and the current one");
+    pad.gc().unwrap();
+    for kept in &history.versions {
+        let text = version(&pad, "big", kept.version);
+        assert_eq!(blake3::hash(text.as_bytes()).to_hex().as_str(), kept.hash);
+    }
+    let oldest = history.versions.iter().map(|v| v.version).min().unwrap();
+    let restored = pad.restore("big", oldest, None).unwrap();
+    assert_eq!(
+        restored.hash,
+        history
+            .versions
+            .iter()
+            .find(|v| v.version == oldest)
+            .unwrap()
+            .hash
+    );
+    pad.purge("big", None).unwrap();
+    pad.gc().unwrap();
+    assert_eq!(whole(&pad, "twin"), twin);
+    let report = pad.check(&mut |_| {}).unwrap();
+    assert!(report.problems.is_empty(), "{:?}", report.problems);
+    assert_eq!(report.unreferenced_files, 0);
+    // What is left is about the twin alone: the pieces of the purged note went with it.
+    let left = stored_bytes(&store, backend);
+    assert!(
+        left < twin.len() as u64 + 2 * 256 * 1024,
+        "{left} bytes stored for a {} byte note",
+        twin.len()
+    );
+    pad.purge("twin", None).unwrap();
+    pad.gc().unwrap();
+    assert_eq!(stored_bytes(&store, backend), 0);
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
+/// Writers storing the same large content, or content sharing most of its chunks, at the same
+/// moment all succeed: none waits on another while holding a chunk the other waits for.
+fn writers_of_shared_large_content_at_once_all_succeed(backend: Backend) {
+    let (_store, pad) = backend.pad();
+    let log = log_with_errors(90_000, &[]);
+    let variant = format!("variant\n{}", &log[log.find('\n').unwrap() + 1..]);
+    let contents = [&log, &variant];
+    std::thread::scope(|scope| {
+        for thread in 0..4 {
+            let pad = &pad;
+            scope.spawn(move || {
+                for round in 0..3 {
+                    let content = contents[(thread + round) % 2];
+                    let name = format!("copy-{thread}-{round}");
+                    let mut input = content.as_bytes();
+                    let stored = pad.put(
+                        &mut input,
+                        PutOptions {
+                            name: Some(name.clone()),
+                            ..PutOptions::default()
+                        },
+                    );
+                    if let Err(err) = stored {
+                        panic!("`{name}` was refused: {err}");
+                    }
+                }
+            });
+        }
+    });
+    for thread in 0..4 {
+        for round in 0..3 {
+            let name = format!("copy-{thread}-{round}");
+            assert_eq!(
+                &whole(&pad, &name),
+                contents[(thread + round) % 2],
+                "{name}"
+            );
+        }
+    }
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
+}
+
 backend_tests!(
     a_one_line_edit_of_a_large_note_changes_only_the_chunks_around_it,
+    writers_of_shared_large_content_at_once_all_succeed,
+    twenty_one_line_edits_of_a_large_note_cost_about_what_changed,
+    dropping_versions_never_damages_what_shares_their_chunks,
     history_keeps_the_right_versions_after_100_edits_and_gc,
     every_version_is_kept_by_default,
     versions_past_the_age_limit_are_collected,

@@ -47,15 +47,20 @@ fn corrupt_chunk(store: &TestStore, backend: Backend, hash: &str, in_side_file: 
             .unwrap();
         }
         (Backend::Postgres, _) => {
+            // The chunk's own row where it holds its data, else the piece it points at.
             #[cfg(feature = "postgres")]
-            store
-                .admin()
-                .execute(
-                    "UPDATE chunks SET data = overlay(data placing '\\x58'::bytea from 100 for 1) \
-                     WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = $2",
-                    &[&hash, &i64::from(seq)],
-                )
-                .unwrap();
+            for sql in [
+                "UPDATE chunks SET data = overlay(data placing '\\x58'::bytea from 100 for 1) \
+                 WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = $2 AND piece IS NULL",
+                "UPDATE pieces SET data = overlay(data placing '\\x58'::bytea from 100 for 1) \
+                 WHERE id = (SELECT piece FROM chunks \
+                 WHERE blob = (SELECT id FROM blobs WHERE hash = $1) AND seq = $2)",
+            ] {
+                store
+                    .admin()
+                    .execute(sql, &[&hash, &i64::from(seq)])
+                    .unwrap();
+            }
         }
     }
 }

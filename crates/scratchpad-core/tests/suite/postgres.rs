@@ -264,28 +264,58 @@ fn pg_crash_child_endless_put() {
     );
 }
 
+fn pieces(store: &TestStore) -> i64 {
+    store
+        .admin()
+        .query_one("SELECT COUNT(*) FROM pieces", &[])
+        .map(|r| r.get(0))
+        .unwrap()
+}
+
+/// Also pins the window between a staged batch storing its pieces and the commit that would refer
+/// to them: the pieces of the killed write go with its staging, and those a committed entry shares
+/// with it stay.
 #[test]
 fn kill_9_during_a_large_put() {
     let store = Backend::Postgres.store();
     let pad = Scratchpad::open(&store.url).unwrap();
     pad.write("before", "an earlier note", Default::default())
         .unwrap();
+    // The start of what the killed writer writes: its first chunks are this entry's pieces.
+    let mut shared = Vec::new();
+    Log::new(100_000).read_to_end(&mut shared).unwrap();
+    pad.put(
+        &mut &shared[..],
+        PutOptions {
+            name: Some("shared".into()),
+            ..PutOptions::default()
+        },
+    )
+    .unwrap();
+    let committed_pieces = pieces(&store);
+    assert!(committed_pieces > 10, "{committed_pieces} pieces");
     let mut child = spawn_child(
         "suite::postgres::pg_crash_child_endless_put",
         &[("SCRATCHPAD_TEST_STORE", store.url.clone())],
     );
-    wait_for_staged(&store, 40);
+    // Past the chunks it shares with `shared`, into pieces of its own.
+    wait_for_staged(&store, 120);
     child.0.kill().unwrap(); // SIGKILL
     child.0.wait().unwrap();
     assert!(pad.get("partial").is_err(), "no partial entry is visible");
-    let names: Vec<String> = pad
+    let mut names: Vec<String> = pad
         .list(&ListFilter::default(), None, 10)
         .unwrap()
         .entries
         .into_iter()
         .map(|e| e.name)
         .collect();
-    assert_eq!(names, ["before"]);
+    names.sort();
+    assert_eq!(names, ["before", "shared"]);
+    assert!(
+        pieces(&store) > committed_pieces,
+        "the killed write stored pieces"
+    );
     // Regression: the abandoned staging was collected only once it was an hour old. The writer's
     // session marked it; with the session gone (the server closes it as the process dies), the
     // next pass takes it at once.
@@ -308,6 +338,12 @@ fn kill_9_during_a_large_put() {
     };
     assert_eq!(report.stale_writes_removed, 1, "{report:?}");
     assert_eq!(staged_chunks(&store), 0);
+    assert_eq!(pieces(&store), committed_pieces);
+    let read = pad
+        .read("shared", &ReadMode::Full { force: true }, None)
+        .unwrap();
+    assert_eq!(read.text.as_bytes(), &shared[..]);
+    assert!(pad.check(&mut |_| {}).unwrap().problems.is_empty());
     pad.write("after", "still fine", Default::default())
         .unwrap();
 }

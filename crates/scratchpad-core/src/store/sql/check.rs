@@ -2,6 +2,7 @@
 //! checksum, the chunks against the index (no gap, no overlap, the count the blob records), and
 //! the whole against its blake3 hash. What is damaged is reported with the entries it hits.
 
+use super::content::FILE_REFERRED;
 use super::{Backend, Param, SqlStore};
 use crate::error::{Error, Result};
 use crate::store::{CheckProblem, CheckReport};
@@ -44,13 +45,8 @@ impl<B: Backend> SqlStore<B> {
         if let Some(side) = self.backend.side_files() {
             let survey = side.survey()?;
             for (hash, bytes) in survey.committed {
-                let referred = self.read(|c| {
-                    c.first(
-                        "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
-                        &[Param::Text(&hash)],
-                        |_| Ok(()),
-                    )
-                })?;
+                let referred =
+                    self.read(|c| c.first(FILE_REFERRED, &[Param::Text(&hash)], |_| Ok(())))?;
                 if referred.is_none() {
                     report.unreferenced_files += 1;
                     report.unreferenced_bytes += bytes;
@@ -73,7 +69,8 @@ impl<B: Backend> SqlStore<B> {
     ) -> Result<()> {
         let index = self.read(|c| {
             c.rows(
-                "SELECT seq, byte_start, checksum IS NULL FROM chunks WHERE blob = ?1 ORDER BY seq",
+                "SELECT c.seq, c.byte_start, COALESCE(p.checksum, c.checksum) IS NULL \
+                 FROM chunks c LEFT JOIN pieces p ON p.id = c.piece WHERE c.blob = ?1 ORDER BY c.seq",
                 &[Param::Int(blob)],
                 |r| Ok((r.count(0)?, r.count(1)?, r.flag(2)?)),
             )

@@ -2,7 +2,7 @@
 //! and the check of a whole store. Deleting works on a full disk: the backend's reserve is given up
 //! for it.
 
-use super::content::release_blob;
+use super::content::{FILE_REFERRED, release_blob, release_pieces};
 use super::history::Dropped;
 use super::removed::drop_removal;
 use super::{Backend, Conn, Fail, Param, SqlStore, delete_row};
@@ -98,6 +98,14 @@ impl<B: Backend> SqlStore<B> {
                     report.bytes_freed += freed;
                 }
             }
+            // Pieces of staging that was abandoned or collected, or that a release left while a
+            // writer held them.
+            let orphan_pieces = c.rows(
+                "SELECT id FROM pieces p WHERE NOT EXISTS (SELECT 1 FROM chunks WHERE piece = p.id)",
+                &[],
+                |r| r.int(0),
+            )?;
+            release_pieces(c, dialect, orphan_pieces)?;
             if let Some(quota) = policy.quota_bytes {
                 let mut stored = c.one(
                     "SELECT CAST(COALESCE(SUM(bytes), 0) AS BIGINT) FROM blobs",
@@ -180,11 +188,7 @@ impl<B: Backend> SqlStore<B> {
             let mut freed = 0;
             for (hash, bytes) in &survey.committed {
                 let referred = c
-                    .first(
-                        "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
-                        &[Param::Text(hash)],
-                        |_| Ok(()),
-                    )?
+                    .first(FILE_REFERRED, &[Param::Text(hash)], |_| Ok(()))?
                     .is_some();
                 if !referred {
                     side.remove(hash)?;

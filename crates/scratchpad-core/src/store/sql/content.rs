@@ -1,6 +1,7 @@
 //! Blob content: how it arrives (in memory, then a side file or staging rows once it is large), how
 //! it is stored once per hash, how a chunk is read back and verified, and how it is freed.
 
+use std::collections::HashMap;
 use std::ops::RangeInclusive;
 use std::sync::Mutex;
 
@@ -13,10 +14,19 @@ use crate::store::{
     Reusable, checksum,
 };
 
-/// The columns [`StoredChunk::from_row`] reads, of `chunks c JOIN blobs b`.
+/// The columns [`StoredChunk::from_row`] reads, of [`stored_chunk_tables`]: a chunk with a piece
+/// takes its data, length and checksum from the piece.
 macro_rules! stored_chunk_columns {
     () => {
-        "c.seq, c.data, c.byte_start, c.len, c.checksum, b.external, b.hash"
+        "c.seq, COALESCE(p.data, c.data), c.byte_start, COALESCE(p.len, c.len), \
+         COALESCE(p.checksum, c.checksum), b.external, b.hash, p.id IS NOT NULL, p.file, p.file_offset"
+    };
+}
+
+/// The tables [`stored_chunk_columns`] reads.
+macro_rules! stored_chunk_tables {
+    () => {
+        " FROM chunks c JOIN blobs b ON b.id = c.blob LEFT JOIN pieces p ON p.id = c.piece"
     };
 }
 
@@ -62,8 +72,10 @@ impl<'a, B: Backend> ContentWriter<'a, B> {
                 },
             };
         }
-        let chunks = std::mem::take(&mut self.memory);
+        let mut chunks = std::mem::take(&mut self.memory);
         self.memory_bytes = 0;
+        // Spilled content spans several chunks: each is stored as a piece, found by its hash.
+        chunks.iter_mut().for_each(name_piece);
         match &mut self.spill {
             Spill::None => unreachable!("a spill target was chosen above"),
             Spill::File(file) => {
@@ -90,13 +102,14 @@ impl<'a, B: Backend> ContentWriter<'a, B> {
                             staged
                         }
                     };
-                    insert_chunks(
+                    let pieces = upsert_pieces(
                         c,
-                        staged,
                         chunks
                             .iter()
-                            .map(|chunk| (&chunk.pos, Some(&chunk.data[..]))),
+                            .map(|chunk| (&chunk.pos, &chunk.data[..], None))
+                            .collect(),
                     )?;
+                    insert_piece_chunks(c, staged, chunks.iter().map(|chunk| &chunk.pos), &pieces)?;
                     Ok(staged)
                 })?;
                 *id = Some(staged);
@@ -111,6 +124,8 @@ impl<'a, B: Backend> ContentWriter<'a, B> {
 impl<B: Backend> BlobWriter for ContentWriter<'_, B> {
     fn push(&mut self, chunk: Chunk) -> Result<()> {
         if let Spill::File(file) = &mut self.spill {
+            let mut chunk = chunk;
+            name_piece(&mut chunk);
             file.write(&chunk.data)?;
             self.spilled.push(chunk.pos);
             return Ok(());
@@ -130,7 +145,13 @@ impl<B: Backend> BlobWriter for ContentWriter<'_, B> {
         let spill = std::mem::replace(&mut self.spill, Spill::None);
         Ok(match spill {
             Spill::None => {
-                let (chunks, data) = std::mem::take(&mut self.memory)
+                let mut memory = std::mem::take(&mut self.memory);
+                // Content of one chunk stays in its chunk row (most writes, kept as fast); content
+                // of several is stored as pieces, shared with every content that holds them.
+                if memory.len() > 1 {
+                    memory.iter_mut().for_each(name_piece);
+                }
+                let (chunks, data) = memory
                     .into_iter()
                     .map(|chunk| (chunk.pos, chunk.data))
                     .unzip();
@@ -171,17 +192,29 @@ impl<B: Backend> Drop for ContentWriter<'_, B> {
     }
 }
 
-/// Writes chunk rows: positions, length and checksum, with the data when it is kept in the table.
-/// A chunk already there (a retried write whose first try did commit) is kept.
+/// Computes the hash a chunk is stored under as a piece.
+fn name_piece(chunk: &mut Chunk) {
+    chunk.pos.piece = Some(*blake3::hash(&chunk.data).as_bytes());
+}
+
+/// The hash a chunk is shared under, if it is stored as a piece: one its writer named, with a
+/// checksum (every chunk written since checksums are kept has one).
+fn piece_hash(pos: &ChunkPos) -> Option<&[u8; 32]> {
+    pos.piece.as_ref().filter(|_| pos.checksum.is_some())
+}
+
+/// Writes chunk rows: positions, length and checksum, with the data when it is kept in the table,
+/// or the piece that holds it. A chunk already there (a retried write whose first try did commit)
+/// is kept.
 pub(super) fn insert_chunks<'d>(
     c: &mut dyn Conn,
     blob: i64,
-    chunks: impl IntoIterator<Item = (&'d ChunkPos, Option<&'d [u8]>)>,
+    chunks: impl IntoIterator<Item = (&'d ChunkPos, Option<&'d [u8]>, Option<i64>)>,
 ) -> Result<(), Fail> {
-    for (pos, data) in chunks {
+    for (pos, data, piece) in chunks {
         c.execute(
-            "INSERT INTO chunks (blob, seq, byte_start, char_start, line_start, len, checksum, data) \
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT (blob, seq) DO NOTHING",
+            "INSERT INTO chunks (blob, seq, byte_start, char_start, line_start, len, checksum, data, piece) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9) ON CONFLICT (blob, seq) DO NOTHING",
             &[
                 Param::Int(blob),
                 Param::Int(i64::from(pos.seq)),
@@ -191,10 +224,112 @@ pub(super) fn insert_chunks<'d>(
                 Param::count(pos.len),
                 Param::OptInt(pos.checksum.map(i64::from)),
                 Param::Bytes(data.unwrap_or_default()),
+                Param::OptInt(piece),
             ],
         )?;
     }
     Ok(())
+}
+
+/// Writes the chunk rows of content stored as pieces (`pieces`: their ids by hash); a chunk with
+/// no piece there holds nothing and is refused.
+fn insert_piece_chunks<'d>(
+    c: &mut dyn Conn,
+    blob: i64,
+    chunks: impl IntoIterator<Item = &'d ChunkPos>,
+    pieces: &HashMap<[u8; 32], i64>,
+) -> Result<(), Fail> {
+    let rows = chunks
+        .into_iter()
+        .map(|pos| {
+            let piece = piece_hash(pos).and_then(|hash| pieces.get(hash)).copied();
+            piece.map(|piece| (pos, None, Some(piece))).ok_or_else(|| {
+                Fail::App(Error::Storage(format!(
+                    "chunk {} of this write has no stored piece; run it again",
+                    pos.seq
+                )))
+            })
+        })
+        .collect::<Result<Vec<_>, Fail>>()?;
+    insert_chunks(c, blob, rows)
+}
+
+/// Stores one piece unless one with its hash is there, and returns its id. The no-op update locks
+/// the row of a piece stored already, so that a release running at the same time either waits for
+/// this transaction (and sees the chunk that now refers to the piece) or has deleted the row first
+/// (and this inserts it again). `file`: the side file holding the bytes at the chunk's position,
+/// `data` then empty.
+fn upsert_piece(
+    c: &mut dyn Conn,
+    hash: &[u8; 32],
+    pos: &ChunkPos,
+    data: &[u8],
+    file: Option<&str>,
+) -> Result<i64, Fail> {
+    c.one(
+        "INSERT INTO pieces (hash, len, checksum, data, file, file_offset) VALUES (?1, ?2, ?3, ?4, ?5, ?6) \
+         ON CONFLICT (hash) DO UPDATE SET hash = excluded.hash RETURNING id",
+        &[
+            Param::Bytes(hash),
+            Param::count(pos.len),
+            Param::OptInt(pos.checksum.map(i64::from)),
+            Param::Bytes(data),
+            Param::OptText(file),
+            Param::OptInt(file.map(|_| i64::try_from(pos.byte_start).unwrap_or(i64::MAX))),
+        ],
+        |r| r.int(0),
+    )
+}
+
+/// Stores the pieces of these chunks (each with its data, or in the side file named), in the order
+/// of their hashes: two writers storing the same pieces at once lock them in the same order, so
+/// neither waits for the other while holding what the other waits for. Returns their ids by hash.
+fn upsert_pieces(
+    c: &mut dyn Conn,
+    mut chunks: Vec<(&ChunkPos, &[u8], Option<&str>)>,
+) -> Result<HashMap<[u8; 32], i64>, Fail> {
+    chunks.retain(|(pos, _, _)| piece_hash(pos).is_some());
+    chunks.sort_by_key(|(pos, _, _)| pos.piece);
+    let mut ids = HashMap::with_capacity(chunks.len());
+    for (pos, data, file) in chunks {
+        let Some(hash) = piece_hash(pos) else {
+            continue;
+        };
+        if !ids.contains_key(hash) {
+            ids.insert(*hash, upsert_piece(c, hash, pos, data, file)?);
+        }
+    }
+    Ok(ids)
+}
+
+/// The ids of the stored pieces among these chunks', by hash.
+fn known_pieces(c: &mut dyn Conn, chunks: &[ChunkPos]) -> Result<HashMap<[u8; 32], i64>, Fail> {
+    let mut known = HashMap::new();
+    for hash in chunks.iter().filter_map(piece_hash) {
+        if known.contains_key(hash) {
+            continue;
+        }
+        if let Some(id) = c.first(
+            "SELECT id FROM pieces WHERE hash = ?1",
+            &[Param::Bytes(hash)],
+            |r| r.int(0),
+        )? {
+            known.insert(*hash, id);
+        }
+    }
+    Ok(known)
+}
+
+/// Whether most of the bytes of these chunks are stored as pieces already: their new chunks are
+/// then stored on their own, instead of a side file of the whole content.
+fn mostly_known(chunks: &[ChunkPos], known: &HashMap<[u8; 32], i64>) -> bool {
+    let total: u64 = chunks.iter().map(|pos| pos.len).sum();
+    let stored: u64 = chunks
+        .iter()
+        .filter(|pos| piece_hash(pos).is_some_and(|hash| known.contains_key(hash)))
+        .map(|pos| pos.len)
+        .sum();
+    stored > 0 && stored.saturating_mul(2) >= total
 }
 
 fn abandoned() -> Fail {
@@ -247,6 +382,10 @@ struct StoredChunk {
     checksum: Option<i64>,
     external: bool,
     hash: Option<String>,
+    /// Whether the data is a piece's, and where in a side file that piece is, if it is in one.
+    in_piece: bool,
+    piece_file: Option<String>,
+    piece_offset: Option<i64>,
 }
 
 impl StoredChunk {
@@ -259,6 +398,9 @@ impl StoredChunk {
             checksum: r.opt_int(4)?,
             external: r.flag(5)?,
             hash: r.opt_text(6)?,
+            in_piece: r.flag(7)?,
+            piece_file: r.opt_text(8)?,
+            piece_offset: r.opt_int(9)?,
         })
     }
 }
@@ -291,10 +433,12 @@ pub(super) fn settle_blob(
     }
     if let Some(id) = touch_blob(c, dialect, &stats.hash)? {
         if let SettlingContent::Staged(staged) = pending.content {
+            let pieces = pieces_of(c, staged)?;
             c.execute(
                 "DELETE FROM blobs WHERE id = ?1 AND state = 0",
                 &[Param::Int(staged)],
             )?;
+            release_pieces(c, dialect, pieces)?;
         }
         // A side file not adopted removes itself when the commit is done with it.
         return Ok(id);
@@ -313,25 +457,78 @@ pub(super) fn settle_blob(
                 dialect.now_ms
             );
             let id = c.one(&sql, &blob_facts(stats, false), |r| r.int(0))?;
+            let pieces = upsert_pieces(
+                c,
+                pending
+                    .chunks
+                    .iter()
+                    .zip(data.iter())
+                    .map(|(pos, d)| (pos, &d[..], None))
+                    .collect(),
+            )?;
             insert_chunks(
                 c,
                 id,
-                pending.chunks.iter().zip(data.iter().map(|d| Some(&d[..]))),
+                pending.chunks.iter().zip(data.iter()).map(|(pos, d)| {
+                    match piece_hash(pos).and_then(|hash| pieces.get(hash)) {
+                        Some(piece) => (pos, None, Some(*piece)),
+                        None => (pos, Some(&d[..]), None),
+                    }
+                }),
             )?;
             return Ok(id);
         }
         SettlingContent::File(file) => {
             let id = new_staged(c, dialect)?;
-            insert_chunks(c, id, pending.chunks.iter().map(|pos| (pos, None)))?;
             let taken = file.lock().ok().and_then(|mut slot| slot.take());
             let file = taken.ok_or_else(|| {
                 Fail::App(Error::Storage(
                     "the side file of this write was already used; run it again".into(),
                 ))
             })?;
-            // Named under the store's write lock, which a collection pass takes too.
-            file.adopt(&stats.hash)?;
-            (id, true)
+            if !pending.chunks.iter().all(|pos| piece_hash(pos).is_some()) {
+                // Not named as pieces: the side file is the blob's own, as before pieces.
+                insert_chunks(c, id, pending.chunks.iter().map(|pos| (pos, None, None)))?;
+                file.adopt(&stats.hash)?;
+                (id, true)
+            } else {
+                let mut pieces = known_pieces(c, pending.chunks)?;
+                if mostly_known(pending.chunks, &pieces) {
+                    // A new version of content stored before: only what changed is written, in
+                    // the database, and the side file goes.
+                    for pos in pending.chunks {
+                        let Some(hash) = piece_hash(pos) else {
+                            continue;
+                        };
+                        if pieces.contains_key(hash) {
+                            continue;
+                        }
+                        let data = file.read_at(pos.byte_start, pos.len)?;
+                        if pos.checksum != Some(checksum(&data)) {
+                            return Err(Fail::App(Error::Storage(format!(
+                                "the side file of this write changed while it was written \
+                                 (chunk {}); run it again",
+                                pos.seq
+                            ))));
+                        }
+                        pieces.insert(*hash, upsert_piece(c, hash, pos, &data, None)?);
+                    }
+                } else {
+                    // Named under the store's write lock, which a collection pass takes too. Its
+                    // pieces stored already stay where they are; the new ones point into it.
+                    file.adopt(&stats.hash)?;
+                    pieces = upsert_pieces(
+                        c,
+                        pending
+                            .chunks
+                            .iter()
+                            .map(|pos| (pos, &[][..], Some(stats.hash.as_str())))
+                            .collect(),
+                    )?;
+                }
+                insert_piece_chunks(c, id, pending.chunks, &pieces)?;
+                (id, false)
+            }
         }
     };
     let sql = format!(
@@ -366,15 +563,22 @@ fn blob_facts(stats: &BlobStats, external: bool) -> [Param<'_>; 7] {
 /// locked is being taken by a writer right now (or released by another transaction) and is left
 /// alone: waiting for it could deadlock with that writer, which may be waiting for a blob this
 /// transaction holds; a blob left with nothing pointing at it is freed by the next collection
-/// pass. A side file is marked doomed, to be removed once the transaction has committed.
+/// pass. A side file is marked doomed, to be removed once the transaction has committed. The
+/// pieces of a deleted blob go too where no other chunk refers to them (see [`release_pieces`]).
 pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Result<u64, Fail> {
     let sql = format!(
-        "SELECT 1 FROM blobs WHERE id = ?1{}",
+        "SELECT chunks FROM blobs WHERE id = ?1{}",
         dialect.lock_skip_locked
     );
-    if c.first(&sql, &[Param::Int(blob)], |_| Ok(()))?.is_none() {
+    let Some(chunks) = c.first(&sql, &[Param::Int(blob)], |r| r.int(0))? else {
         return Ok(0);
-    }
+    };
+    // Content of one chunk is never stored as a piece.
+    let pieces = if chunks > 1 {
+        pieces_of(c, blob)?
+    } else {
+        Vec::new()
+    };
     let freed = c.first(
         "DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM entries WHERE blob = ?1) \
          AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1) \
@@ -386,12 +590,72 @@ pub(super) fn release_blob(c: &mut dyn Conn, dialect: &Dialect, blob: i64) -> Re
         return Ok(0);
     };
     if let (true, Some(hash)) = (external, hash) {
-        c.execute(
-            "INSERT INTO doomed_files (hash) VALUES (?1) ON CONFLICT (hash) DO NOTHING",
-            &[Param::Text(&hash)],
-        )?;
+        doom_file(c, &hash)?;
     }
+    release_pieces(c, dialect, pieces)?;
     Ok(bytes)
+}
+
+/// Marks a side file to be removed once the transaction has committed, unless something refers to
+/// it by then (see [`FILE_REFERRED`]).
+fn doom_file(c: &mut dyn Conn, hash: &str) -> Result<(), Fail> {
+    c.execute(
+        "INSERT INTO doomed_files (hash) VALUES (?1) ON CONFLICT (hash) DO NOTHING",
+        &[Param::Text(hash)],
+    )?;
+    Ok(())
+}
+
+/// A row when the side file named `?1` holds content something refers to: a blob of its own (as
+/// stored before pieces), or a piece.
+pub(super) const FILE_REFERRED: &str = "SELECT 1 FROM blobs WHERE hash = ?1 AND external \
+     UNION ALL SELECT 1 FROM pieces WHERE file = ?1";
+
+/// The pieces a blob's chunks refer to.
+fn pieces_of(c: &mut dyn Conn, blob: i64) -> Result<Vec<i64>, Fail> {
+    c.rows(
+        "SELECT piece FROM chunks WHERE blob = ?1 AND piece IS NOT NULL",
+        &[Param::Int(blob)],
+        |r| r.int(0),
+    )
+}
+
+/// Deletes the pieces no chunk refers to any more; returns how many. As with a blob, the row lock
+/// comes first and the look for chunks after it, in a statement of its own: a writer storing the
+/// same piece locks its row too (see [`upsert_piece`]), so it either committed its chunk (which is
+/// seen) or inserts the piece again after this. A piece a writer holds is left, for a collection
+/// pass if nothing refers to it once that writer is done. The side file of a piece deleted is
+/// doomed, and removed once no piece is left in it.
+pub(super) fn release_pieces(
+    c: &mut dyn Conn,
+    dialect: &Dialect,
+    mut pieces: Vec<i64>,
+) -> Result<u64, Fail> {
+    pieces.sort_unstable();
+    pieces.dedup();
+    let lock = format!(
+        "SELECT 1 FROM pieces WHERE id = ?1{}",
+        dialect.lock_skip_locked
+    );
+    let mut released = 0;
+    for piece in pieces {
+        if c.first(&lock, &[Param::Int(piece)], |_| Ok(()))?.is_none() {
+            continue;
+        }
+        let deleted = c.first(
+            "DELETE FROM pieces WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM chunks WHERE piece = ?1) \
+             RETURNING file",
+            &[Param::Int(piece)],
+            |r| r.opt_text(0),
+        )?;
+        if let Some(file) = deleted {
+            released += 1;
+            if let Some(file) = file {
+                doom_file(c, &file)?;
+            }
+        }
+    }
+    Ok(released)
 }
 
 impl<B: Backend> SqlStore<B> {
@@ -478,11 +742,7 @@ impl<B: Backend> SqlStore<B> {
             let mut removed = 0;
             for hash in &doomed {
                 let back = c
-                    .first(
-                        "SELECT 1 FROM blobs WHERE hash = ?1 AND external",
-                        &[Param::Text(hash)],
-                        |_| Ok(()),
-                    )?
+                    .first(FILE_REFERRED, &[Param::Text(hash)], |_| Ok(()))?
                     .is_some();
                 if !back {
                     side.remove(hash)?;
@@ -532,6 +792,7 @@ impl<B: Backend> SqlStore<B> {
                     line_start: r.count(3)?,
                     len: r.count(4)?,
                     checksum: r.opt_int(5)?.and_then(|sum| u32::try_from(sum).ok()),
+                    piece: None,
                 })
             })
         })
@@ -544,7 +805,8 @@ impl<B: Backend> SqlStore<B> {
                 concat!(
                     "SELECT ",
                     stored_chunk_columns!(),
-                    " FROM chunks c JOIN blobs b ON b.id = c.blob WHERE c.blob = ?1 AND c.seq = ?2"
+                    stored_chunk_tables!(),
+                    " WHERE c.blob = ?1 AND c.seq = ?2"
                 ),
                 &[Param::Int(blob), Param::Int(i64::from(seq))],
                 StoredChunk::from_row,
@@ -566,8 +828,8 @@ impl<B: Backend> SqlStore<B> {
                 concat!(
                     "SELECT ",
                     stored_chunk_columns!(),
-                    " FROM chunks c JOIN blobs b ON b.id = c.blob \
-                     WHERE c.blob = ?1 AND c.seq BETWEEN ?2 AND ?3 ORDER BY c.seq"
+                    stored_chunk_tables!(),
+                    " WHERE c.blob = ?1 AND c.seq BETWEEN ?2 AND ?3 ORDER BY c.seq"
                 ),
                 &[
                     Param::Int(blob),
@@ -595,19 +857,36 @@ impl<B: Backend> SqlStore<B> {
             checksum: sum,
             external,
             hash,
+            in_piece,
+            piece_file,
+            piece_offset,
         } = chunk;
-        let data = match (external, hash, self.backend.side_files()) {
-            (true, Some(hash), Some(side)) => side.read(
-                &hash,
-                byte_start,
-                len.and_then(|l| u64::try_from(l).ok()).unwrap_or(0),
-            )?,
-            (true, _, _) => {
+        let len = len.and_then(|l| u64::try_from(l).ok()).unwrap_or(0);
+        // Where the bytes are: a piece's side file (at the piece's offset), the blob's own side
+        // file (at the chunk's position), or the row read.
+        let in_file = match (in_piece, piece_file, external, hash) {
+            (true, Some(file), _, _) => Some((
+                file,
+                piece_offset
+                    .and_then(|at| u64::try_from(at).ok())
+                    .unwrap_or(0),
+            )),
+            (true, None, _, _) | (false, _, false, _) => None,
+            (false, _, true, Some(hash)) => Some((hash, byte_start)),
+            (false, _, true, None) => {
+                return Err(Error::Corrupt(format!(
+                    "blob {blob} is kept in a side file that has no name"
+                )));
+            }
+        };
+        let data = match (in_file, self.backend.side_files()) {
+            (None, _) => data,
+            (Some((file, offset)), Some(side)) => side.read(&file, offset, len)?,
+            (Some(_), None) => {
                 return Err(Error::Corrupt(format!(
                     "blob {blob} is kept in a side file, which this store has none of"
                 )));
             }
-            (false, _, _) => data,
         };
         if let Some(expected) = sum.and_then(|s| u32::try_from(s).ok())
             && checksum(&data) != expected
@@ -632,7 +911,13 @@ impl<B: Backend> SqlStore<B> {
         if let Pending::File(_) = blob.content {
             let taken = std::mem::replace(&mut blob.content, Pending::Memory(Vec::new()));
             if let Pending::File(mut temp) = taken {
-                if !self.has_blob(&stats.hash)? {
+                // Flushed here, outside the lock, unless the commit will likely not keep it: the
+                // content is stored, or most of its pieces are (a commit keeping it after all
+                // flushes it when naming it).
+                if !self.has_blob(&stats.hash)?
+                    && !self
+                        .read(|c| Ok(mostly_known(&blob.chunks, &known_pieces(c, &blob.chunks)?)))?
+                {
                     temp.flush()?;
                 }
                 if let Ok(mut slot) = file.lock() {

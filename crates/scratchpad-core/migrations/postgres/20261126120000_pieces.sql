@@ -1,0 +1,18 @@
+-- The chunks of content that spans several, stored once however many blobs hold them: a version of
+-- a large note that changed one line shares every other chunk with the version before it. `hash` is
+-- the blake3 hash of the piece's bytes, which are in `data`, or (`data` empty) at `file_offset` of
+-- the side file named `file`; a side file stays while any piece is in it. A chunk whose `piece` is
+-- NULL (content of one chunk, and everything written before this) holds its data as before. Side
+-- files are SQLite's: here `file` is always NULL.
+CREATE TABLE pieces (
+    id          BIGSERIAL PRIMARY KEY,
+    hash        BYTEA NOT NULL UNIQUE,
+    len         BIGINT NOT NULL,
+    checksum    BIGINT NOT NULL,
+    data        BYTEA NOT NULL,
+    file        TEXT,
+    file_offset BIGINT
+);
+CREATE INDEX pieces_by_file ON pieces(file) WHERE file IS NOT NULL;
+ALTER TABLE chunks ADD COLUMN piece BIGINT REFERENCES pieces(id);
+CREATE INDEX chunks_by_piece ON chunks(piece) WHERE piece IS NOT NULL;
