@@ -11,6 +11,7 @@ mod entry;
 pub mod hooks;
 mod install;
 mod json;
+pub mod servers;
 mod toml;
 mod tree;
 
