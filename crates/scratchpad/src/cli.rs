@@ -452,7 +452,15 @@ pub struct UninstallArgs {
     (--server NAME).\n\n\
     The old file is copied to FILE.scratchpad-backup-TIMESTAMP first; --dry-run prints the diff \
     instead. Running it again changes nothing; `scratchpad mcp unwrap` restores the file byte for \
-    byte.",
+    byte.\n\n\
+    The scratchpad tools are listed once per client: the first server wrapped keeps them and every \
+    other proxy gets --no-scratchpad-tools (none does when the file already has the scratchpad \
+    server or a proxy that lists them). One entry per server is kept, rather than one \
+    `scratchpad mcp gateway` entry for all, because every client's UI switches servers on and off \
+    one by one, and shows each server's tools and errors under its own name; switching off the \
+    server that keeps the tools hides them (`scratchpad mcp install` adds them as a server of their \
+    own). To have one process in front of them all instead, run `scratchpad mcp gateway \
+    --servers-from FILE` as the client's only server.",
     after_long_help = concat!(
         "Examples:\n  \
     scratchpad mcp wrap --client claude-desktop --dry-run\n  \
@@ -561,6 +569,11 @@ pub struct ProxyArgs {
     /// notifications/tools/list_changed)
     #[arg(long)]
     pub lazy_tools: bool,
+    /// Do not list the scratchpad tools or entries (another server of the same client lists
+    /// them); offload, the `scratchpad` argument and placeholders still work. `mcp wrap` gives it
+    /// to every proxy of a client but one
+    #[arg(long, conflicts_with = "lazy_tools")]
+    pub no_scratchpad_tools: bool,
     /// Seconds a tool call may run upstream before the client gets an error and the upstream a
     /// cancellation (the upstream's start-up handshake gets this long too, at most 30)
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]

@@ -53,6 +53,7 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
     let mut options = scratchpad_mcp::ProxyOptions::new(upstream);
     options.threshold = args.threshold;
     options.lazy_tools = args.lazy_tools;
+    options.scratchpad_tools = !args.no_scratchpad_tools;
     options.call_timeout = std::time::Duration::from_secs(args.call_timeout.max(1));
     options.max_message_bytes = args.max_body_bytes;
     options.max_result_bytes = args.max_result_bytes;
