@@ -249,8 +249,7 @@ impl GatewayServer {
         };
         let mut status = member.status.subscribe();
         let _ = tokio::time::timeout(wait, status.wait_for(|s| *s != Status::Starting)).await;
-        let current = status.borrow().clone();
-        current
+        status.borrow().clone()
     }
 
     /// What is wrong with an upstream and what to do, as the model reads it.
