@@ -59,6 +59,46 @@ pub struct Config {
     pub preview: PreviewConfig,
     /// Per-tool overrides (used by the proxy), keyed by tool name.
     pub tools: BTreeMap<String, ToolConfig>,
+    /// The upstream servers of `scratchpad mcp gateway`.
+    pub gateway: GatewayConfig,
+}
+
+/// `[gateway.servers.NAME]` tables: the servers the gateway stands in front of.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatewayConfig {
+    pub servers: BTreeMap<String, GatewayServerConfig>,
+}
+
+/// One upstream of the gateway: a command (with `args` and `env`) or a streamable-HTTP `url`
+/// (with `headers`), as MCP clients write them.
+#[derive(Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GatewayServerConfig {
+    pub command: Option<String>,
+    pub args: Vec<String>,
+    pub env: BTreeMap<String, String>,
+    pub url: Option<String>,
+    pub headers: BTreeMap<String, String>,
+}
+
+impl fmt::Debug for GatewayServerConfig {
+    /// Environment and header values are often tokens: only their names are shown.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("GatewayServerConfig")
+            .field("command", &self.command)
+            .field("args", &self.args)
+            .field(
+                "env (values redacted)",
+                &self.env.keys().collect::<Vec<_>>(),
+            )
+            .field("url", &self.url)
+            .field(
+                "headers (values redacted)",
+                &self.headers.keys().collect::<Vec<_>>(),
+            )
+            .finish()
+    }
 }
 
 /// Overrides for one upstream tool.
@@ -85,6 +125,7 @@ impl Default for Config {
             keep_removed: Retention::For(DEFAULT_KEEP_REMOVED_MS),
             preview: PreviewConfig::default(),
             tools: BTreeMap::new(),
+            gateway: GatewayConfig::default(),
         }
     }
 }

@@ -12,6 +12,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 mod error;
+pub mod gateway;
 pub mod guidance;
 pub mod http;
 pub mod lines;
@@ -20,6 +21,7 @@ pub mod server;
 pub mod tools;
 
 pub use error::{Error, Result};
+pub use gateway::{GatewayOptions, GatewayServer, GatewayUpstream, serve_gateway_stdio};
 pub use http::{HttpOptions, serve_http};
 pub use proxy::{HttpUpstream, ProxyOptions, ProxyServer, UpstreamSpec, serve_proxy_stdio};
 pub use server::{ClientSession, ScratchpadServer, SessionPolicy};

@@ -340,6 +340,7 @@ pub struct McpArgs {
 pub enum McpCommand {
     Serve(ServeArgs),
     Proxy(ProxyArgs),
+    Gateway(GatewayArgs),
     Install(InstallArgs),
     Uninstall(UninstallArgs),
     Wrap(WrapArgs),
@@ -451,7 +452,15 @@ pub struct UninstallArgs {
     (--server NAME).\n\n\
     The old file is copied to FILE.scratchpad-backup-TIMESTAMP first; --dry-run prints the diff \
     instead. Running it again changes nothing; `scratchpad mcp unwrap` restores the file byte for \
-    byte.",
+    byte.\n\n\
+    The scratchpad tools are listed once per client: the first server wrapped keeps them and every \
+    other proxy gets --no-scratchpad-tools (none does when the file already has the scratchpad \
+    server or a proxy that lists them). One entry per server is kept, rather than one \
+    `scratchpad mcp gateway` entry for all, because every client's UI switches servers on and off \
+    one by one, and shows each server's tools and errors under its own name; switching off the \
+    server that keeps the tools hides them (`scratchpad mcp install` adds them as a server of their \
+    own). To have one process in front of them all instead, run `scratchpad mcp gateway \
+    --servers-from FILE` as the client's only server.",
     after_long_help = concat!(
         "Examples:\n  \
     scratchpad mcp wrap --client claude-desktop --dry-run\n  \
@@ -560,6 +569,11 @@ pub struct ProxyArgs {
     /// notifications/tools/list_changed)
     #[arg(long)]
     pub lazy_tools: bool,
+    /// Do not list the scratchpad tools or entries (another server of the same client lists
+    /// them); offload, the `scratchpad` argument and placeholders still work. `mcp wrap` gives it
+    /// to every proxy of a client but one
+    #[arg(long, conflicts_with = "lazy_tools")]
+    pub no_scratchpad_tools: bool,
     /// Seconds a tool call may run upstream before the client gets an error and the upstream a
     /// cancellation (the upstream's start-up handshake gets this long too, at most 30)
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
@@ -581,6 +595,76 @@ pub struct ProxyArgs {
     /// The upstream server's command and arguments, after `--`
     #[arg(last = true, value_name = "UPSTREAM_CMD")]
     pub upstream: Vec<String>,
+}
+
+/// One server in front of several MCP servers: each one's tools as SERVER__TOOL, the scratchpad
+/// tools listed once
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Stand in front of several MCP servers at once, so a client sees each server's \
+    tools and prompts under SERVER__NAME and the scratchpad tools once (one proxy per server would \
+    list them once per server). Everything `scratchpad mcp proxy` does is done for each server: large \
+    results offloaded, the `scratchpad` argument, {{scratchpad:NAME}} placeholders, progress, \
+    cancellation, list changes, sampling/elicitation/roots requests passed to the client, timeouts, \
+    and a crashed server started again on its next request without disturbing the others.\n\n\
+    Servers come from --servers-from FILE, a file in the shape MCP clients write (\"mcpServers\": \
+    {\"NAME\": {\"command\", \"args\", \"env\"} or {\"url\" | \"serverUrl\" | \"httpUrl\", \
+    \"headers\"}}; VS Code's \"servers\" and Codex's [mcp_servers.NAME] TOML too; comments and \
+    trailing commas allowed), from [gateway.servers.NAME] tables of the configuration file (command, \
+    args, env, url, headers), and from --server NAME=COMMAND / --upstream-url NAME=URL. A name given \
+    twice is refused.\n\n\
+    Names: characters other than letters, digits, `_` and `-` become `_`; a name longer than 64 \
+    characters, or one that would clash with another, is cut and ends in `_` and a hash, and its \
+    description says what the server calls it. Resources keep their URIs (the first server to list \
+    a URI serves it).\n\n\
+    Servers start at once, side by side. One that fails to start, or is still starting after \
+    --startup-wait, is listed as the single tool SERVER__unavailable, which says why and what to \
+    fix, and starts it again when called; the client is told to list the tools again when it comes \
+    up.",
+    after_long_help = "Examples:\n  \
+    scratchpad mcp gateway --servers-from ~/.cursor/mcp.json\n  \
+    scratchpad mcp gateway --server 'fs=npx -y @modelcontextprotocol/server-filesystem /srv' \\\n      \
+    --upstream-url docs=http://127.0.0.1:3001/mcp\n  \
+    scratchpad mcp gateway    # the servers of [gateway.servers.NAME] in config.toml\n\n\
+    In config.toml:\n  \
+    [gateway.servers.fs]\n  \
+    command = \"npx\"\n  \
+    args = [\"-y\", \"@modelcontextprotocol/server-filesystem\", \"/srv\"]\n  \
+    [gateway.servers.docs]\n  \
+    url = \"https://mcp.example.com/mcp\"\n  \
+    headers = { Authorization = \"Bearer …\" }"
+)]
+pub struct GatewayArgs {
+    /// Read the servers from this file, in the shape MCP clients write (mcpServers, servers, or
+    /// Codex's TOML mcp_servers)
+    #[arg(long, value_name = "FILE")]
+    pub servers_from: Option<PathBuf>,
+    /// An upstream started as COMMAND (split at spaces; quote an argument with ' or \" to keep
+    /// its spaces), e.g. `fs=npx -y @modelcontextprotocol/server-filesystem /srv` (repeat for
+    /// several)
+    #[arg(long = "server", value_name = "NAME=COMMAND")]
+    pub servers: Vec<String>,
+    /// A streamable-HTTP upstream, e.g. `docs=http://127.0.0.1:3001/mcp` (repeat for several)
+    #[arg(long = "upstream-url", value_name = "NAME=URL")]
+    pub upstream_urls: Vec<String>,
+    /// Offload tool results larger than this many bytes of serialized content [default: the
+    /// config's threshold_bytes, 4096]
+    #[arg(long, value_name = "BYTES")]
+    pub threshold: Option<usize>,
+    /// Seconds a tool call may run upstream before the client gets an error and the upstream a
+    /// cancellation
+    #[arg(long, value_name = "SECONDS", default_value_t = 300)]
+    pub call_timeout: u64,
+    /// Seconds the client's initialize and a tools/list wait for a server still starting before
+    /// listing its SERVER__unavailable placeholder instead
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    pub startup_wait: u64,
+    /// Largest message accepted from the client, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_MESSAGE_BYTES)]
+    pub max_body_bytes: usize,
+    /// Largest message accepted from an upstream, e.g. one tool result, in bytes
+    #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_RESULT_BYTES)]
+    pub max_result_bytes: u64,
 }
 
 /// Run the MCP server: scratchpad tools, resources and guidance, over stdio or HTTP

@@ -23,7 +23,7 @@ use rmcp::model::{
     ServerCapabilities, ServerConfig, ServerResult,
 };
 use rmcp::service::{PeerRequestOptions, RequestContext, ServiceError};
-use rmcp::{RoleServer, ServerHandler, ServiceExt as _};
+use rmcp::{Peer, RoleServer, ServerHandler, ServiceExt as _};
 use scratchpad_core::Scratchpad;
 
 use crate::blocking;
@@ -51,6 +51,10 @@ pub struct ProxyOptions {
     pub threshold: Option<usize>,
     /// List the scratchpad tools only once a result has been offloaded.
     pub lazy_tools: bool,
+    /// List the scratchpad tools and entries at all. Off when another server in front of the same
+    /// client lists them (the gateway, or another proxy `mcp wrap` put in), so a model sees them
+    /// once; offload, the `scratchpad` argument and placeholders work either way.
+    pub scratchpad_tools: bool,
     pub call_timeout: Duration,
     /// Largest message accepted from the downstream client (bytes).
     pub max_message_bytes: usize,
@@ -65,6 +69,7 @@ impl ProxyOptions {
             upstream,
             threshold: None,
             lazy_tools: false,
+            scratchpad_tools: true,
             call_timeout: DEFAULT_CALL_TIMEOUT,
             max_message_bytes: crate::lines::DEFAULT_MAX_MESSAGE_BYTES,
             max_result_bytes: crate::lines::DEFAULT_MAX_RESULT_BYTES,
@@ -134,6 +139,26 @@ impl ProxyServer {
         }
     }
 
+    /// Starts (or reaches) the upstream for a client whose peer is `downstream`; notifications and
+    /// the upstream's requests (sampling, elicitation, roots) go to that peer. The error says why
+    /// the upstream could not be reached and what to do about it.
+    pub async fn connect(
+        &self,
+        downstream: &Peer<RoleServer>,
+        info: Option<ClientConfig>,
+    ) -> Result<(), String> {
+        self.upstream_for(downstream, info)
+            .await
+            .map(drop)
+            .map_err(|err| err.message.to_string())
+    }
+
+    /// What the upstream said about itself in its handshake, once connected.
+    pub fn upstream_info(&self) -> Option<Arc<rmcp::model::ServerPeerInfo>> {
+        self.current_upstream()
+            .and_then(|upstream| upstream.peer.peer_info())
+    }
+
     fn current_upstream(&self) -> Option<Arc<Upstream>> {
         self.inner
             .upstream
@@ -146,6 +171,14 @@ impl ProxyServer {
     async fn upstream(
         &self,
         context: &RequestContext<RoleServer>,
+        info: Option<ClientConfig>,
+    ) -> Result<Arc<Upstream>, ErrorData> {
+        self.upstream_for(&context.peer, info).await
+    }
+
+    async fn upstream_for(
+        &self,
+        downstream: &Peer<RoleServer>,
         info: Option<ClientConfig>,
     ) -> Result<Arc<Upstream>, ErrorData> {
         let live = |upstream: &Arc<Upstream>| !upstream.peer.is_transport_closed();
@@ -166,10 +199,10 @@ impl ProxyServer {
             self.inner.tools_changed.store(true, Ordering::SeqCst);
         }
         let info = info
-            .or_else(|| context.peer.peer_info().map(|info| (*info).clone()))
+            .or_else(|| downstream.peer_info().map(|info| (*info).clone()))
             .unwrap_or_default();
         let handler = UpstreamHandler {
-            downstream: context.peer.clone(),
+            downstream: downstream.clone(),
             info,
             tools_changed: self.inner.tools_changed.clone(),
         };
@@ -214,7 +247,8 @@ impl ProxyServer {
     }
 
     fn scratchpad_tools_visible(&self) -> bool {
-        !self.inner.options.lazy_tools || self.inner.offloaded.load(Ordering::SeqCst)
+        self.inner.options.scratchpad_tools
+            && (!self.inner.options.lazy_tools || self.inner.offloaded.load(Ordering::SeqCst))
     }
 
     async fn tool_map(&self, upstream: &Upstream) -> Result<ToolMap, ErrorData> {
@@ -239,10 +273,16 @@ impl ProxyServer {
                 })
             })?
             .map_err(|err| self.upstream_error(err))?;
-        let reserved: Vec<String> = tools::definitions()
-            .iter()
-            .map(|t| t.name.to_string())
-            .collect();
+        // Without the scratchpad tools listed here, an upstream tool of the same name clashes
+        // with nothing (a gateway namespaces it anyway).
+        let reserved: Vec<String> = if self.inner.options.scratchpad_tools {
+            tools::definitions()
+                .iter()
+                .map(|t| t.name.to_string())
+                .collect()
+        } else {
+            Vec::new()
+        };
         let (tools, map) = rewrite::rewrite_tools(listed, &reserved);
         if let Ok(mut cached) = self.inner.tool_map.lock() {
             *cached = Some(map.clone());
@@ -434,7 +474,7 @@ impl ServerHandler for ProxyServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        if tools::is_scratchpad_tool(&request.name) {
+        if self.inner.options.scratchpad_tools && tools::is_scratchpad_tool(&request.name) {
             let args = request.arguments.clone().unwrap_or_default();
             let pad = crate::server::with_client_author(self.inner.pad.clone(), &context);
             if let Some(result) = tools::call(&pad, &request.name, args, context.ct.clone()).await {
@@ -503,6 +543,9 @@ impl ServerHandler for ProxyServer {
                 }
             }
         }
+        if !self.inner.options.scratchpad_tools {
+            return Ok(listed);
+        }
         let params = own_cursor
             .filter(|cursor| !cursor.is_empty())
             .map(|cursor| PaginatedRequestParams::default().with_cursor(Some(cursor)));
@@ -525,6 +568,9 @@ impl ServerHandler for ProxyServer {
         } else {
             ListResourceTemplatesResult::default().mark_complete()
         };
+        if !self.inner.options.scratchpad_tools {
+            return Ok(templates);
+        }
         let own = self
             .inner
             .local

@@ -36,8 +36,12 @@ use crate::lines::{LineLimits, Lines};
 /// Where the upstream server is.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum UpstreamSpec {
-    /// A command that speaks MCP on stdio.
-    Command { program: String, args: Vec<String> },
+    /// A command that speaks MCP on stdio, started with `env` added to the proxy's environment.
+    Command {
+        program: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+    },
     /// A streamable-HTTP endpoint.
     Url(HttpUpstream),
 }
@@ -54,7 +58,7 @@ impl UpstreamSpec {
     /// How the upstream is named in entry sources and messages.
     pub fn label(&self) -> String {
         match self {
-            Self::Command { program, args } => std::iter::once(program.as_str())
+            Self::Command { program, args, .. } => std::iter::once(program.as_str())
                 .chain(args.iter().map(String::as_str))
                 .collect::<Vec<_>>()
                 .join(" "),
@@ -419,8 +423,8 @@ impl Upstream {
             queue,
         };
         let service = match spec {
-            UpstreamSpec::Command { program, args } => {
-                let transport = ChildProcess::spawn(program, args, max_result_bytes).map_err(|err| {
+            UpstreamSpec::Command { program, args, env } => {
+                let transport = ChildProcess::spawn(program, args, env, max_result_bytes).map_err(|err| {
                     Error::Upstream(format!("cannot start the upstream server `{}`: {err}", spec.label()))
                 })?;
                 handler.serve(watched.around(transport)).await
@@ -490,9 +494,15 @@ struct ChildProcess {
 }
 
 impl ChildProcess {
-    fn spawn(program: &str, args: &[String], max_result_bytes: u64) -> std::io::Result<Self> {
+    fn spawn(
+        program: &str,
+        args: &[String],
+        env: &[(String, String)],
+        max_result_bytes: u64,
+    ) -> std::io::Result<Self> {
         let mut child = tokio::process::Command::new(program)
             .args(args)
+            .envs(env.iter().map(|(name, value)| (name, value)))
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::inherit())

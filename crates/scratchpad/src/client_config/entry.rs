@@ -28,6 +28,27 @@ pub const HEADER_ENV_PREFIX: &str = "SCRATCHPAD_UPSTREAM_HEADER_";
 
 /// The proxy option that marks a proxy wrap put in; its value is the form (module docs).
 pub const WRAPPED_FLAG: &str = "--wrapped";
+/// The proxy option that keeps the scratchpad tools off its list: wrap gives it to every proxy of a
+/// file but one, so a model sees the tools once (unwrap removes it with the proxy's other options).
+pub const NO_TOOLS_FLAG: &str = "--no-scratchpad-tools";
+
+/// Whether a server entry already lists the scratchpad tools: the scratchpad server itself, or a
+/// proxy without `--no-scratchpad-tools`.
+pub fn lists_scratchpad_tools(entry: &Node) -> bool {
+    let Some(map) = entry.as_map() else {
+        return false;
+    };
+    let runs_scratchpad = map
+        .get("command")
+        .and_then(|command| command.value.as_str())
+        .is_some_and(is_scratchpad);
+    let args = map
+        .get("args")
+        .and_then(|args| args.value.strings())
+        .unwrap_or_default();
+    runs_scratchpad
+        && (args.contains(&"serve") || (args.contains(&"proxy") && !args.contains(&NO_TOOLS_FLAG)))
+}
 /// A stdio server had an args list; the upstream's arguments follow its command.
 const FORM_ARGS: &str = "args";
 /// A stdio server had a command and no args list.
@@ -51,13 +72,14 @@ const CLIENT_AUTH: [&str; 5] = [
     "env_http_headers",
 ];
 
-pub fn wrap(doc: &Doc, entry: &Node, command: &str) -> Plan {
+/// Puts the proxy in front of one server; `with_tools` false adds `--no-scratchpad-tools`.
+pub fn wrap(doc: &Doc, entry: &Node, command: &str, with_tools: bool) -> Plan {
     let Some(map) = entry.as_map() else {
         return Plan::Leave("not an object".to_owned());
     };
     let planned = match map.get("command") {
-        Some(member) => wrap_stdio(doc, map, member, command),
-        None => wrap_url(doc, map, command),
+        Some(member) => wrap_stdio(doc, map, member, command, with_tools),
+        None => wrap_url(doc, map, command, with_tools),
     };
     match planned {
         Ok((edits, what)) => Plan::Change(edits, what),
@@ -70,6 +92,7 @@ fn wrap_stdio(
     map: &Map,
     member: &Member,
     command: &str,
+    with_tools: bool,
 ) -> Result<(Edits, String), String> {
     let program = member.value.as_str().ok_or("its command is not a string")?;
     if is_scratchpad(program) {
@@ -87,13 +110,16 @@ fn wrap_stdio(
     }
     let original = doc.slice(member.value.span.clone());
     let prefix = |form: &str| -> Vec<String> {
-        vec![
+        let mut prefix = vec![
             doc.string("mcp"),
             doc.string("proxy"),
             doc.string(&format!("{WRAPPED_FLAG}={form}")),
-            doc.string("--"),
-            original.to_owned(),
-        ]
+        ];
+        if !with_tools {
+            prefix.push(doc.string(NO_TOOLS_FLAG));
+        }
+        prefix.extend([doc.string("--"), original.to_owned()]);
+        prefix
     };
     let mut edits = Edits::default();
     edits.replace(member.value.span.clone(), doc.string(command));
@@ -131,7 +157,12 @@ fn wrap_stdio(
     Ok((edits, "stdio".to_owned()))
 }
 
-fn wrap_url(doc: &Doc, map: &Map, command: &str) -> Result<(Edits, String), String> {
+fn wrap_url(
+    doc: &Doc,
+    map: &Map,
+    command: &str,
+    with_tools: bool,
+) -> Result<(Edits, String), String> {
     let shape = doc.shape;
     let (url_member, transport) = shape
         .url_keys
@@ -211,13 +242,18 @@ fn wrap_url(doc: &Doc, map: &Map, command: &str) -> Result<(Edits, String), Stri
     );
     edits.replace(url_member.value.span.clone(), doc.string(command));
     let form = url_member.name.as_str();
-    let args = [
+    let mut args = vec![
         doc.string("mcp"),
         doc.string("proxy"),
         doc.string(&format!("{WRAPPED_FLAG}={form}")),
+    ];
+    if !with_tools {
+        args.push(doc.string(NO_TOOLS_FLAG));
+    }
+    args.extend([
         doc.string("--upstream-url"),
         doc.slice(url_member.value.span.clone()).to_owned(),
-    ];
+    ]);
     insert_after(
         doc,
         map,

@@ -11,6 +11,7 @@ mod entry;
 pub mod hooks;
 mod install;
 mod json;
+pub mod servers;
 mod toml;
 mod tree;
 
@@ -141,8 +142,16 @@ pub fn wrap(
     let doc = parse(client, text)?;
     let mut edits = tree::Edits::default();
     let mut report = Vec::new();
+    // The scratchpad tools are listed once per client: by the scratchpad server or a proxy already
+    // in the file, else by the first server wrapped now; every other proxy gets
+    // --no-scratchpad-tools.
+    let mut tools_listed = doc
+        .servers()
+        .map_err(Refusal::Unsupported)?
+        .iter()
+        .any(|(_, node)| entry::lists_scratchpad_tools(node));
     for (name, node) in chosen(&doc, servers)? {
-        let plan = match entry::wrap(&doc, node, command) {
+        let plan = match entry::wrap(&doc, node, command, !tools_listed) {
             Plan::Change(change, what) => match undoes_exactly(&doc, name, &change) {
                 Ok(()) => Plan::Change(change, what),
                 Err(why) => Plan::Leave(why),
@@ -151,6 +160,7 @@ pub fn wrap(
         };
         match plan {
             Plan::Change(change, what) => {
+                tools_listed = true;
                 edits.extend(change);
                 report.push((name.to_owned(), Verdict::Changed(what)));
             }

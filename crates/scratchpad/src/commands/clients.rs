@@ -145,7 +145,7 @@ pub fn run(global: &GlobalArgs, command: &McpCommand) -> anyhow::Result<Option<u
         McpCommand::Uninstall(args) => uninstall(args)?,
         McpCommand::Wrap(args) => wrap(args)?,
         McpCommand::Unwrap(args) => unwrap(args)?,
-        McpCommand::Serve(_) | McpCommand::Proxy(_) => return Ok(None),
+        McpCommand::Serve(_) | McpCommand::Proxy(_) | McpCommand::Gateway(_) => return Ok(None),
     }))
 }
 

@@ -15,7 +15,7 @@ use crate::common::clients::{bin, node_prefix, path_str, python_flow};
 const FLOW: &str = "mcp_proxy_flow.py";
 
 /// A directory with a small file and an 800 KB build log whose one error line sits in the middle.
-fn fixture_dir() -> tempfile::TempDir {
+pub(super) fn fixture_dir() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("small.txt"), "hello from a small file\n").unwrap();
     let mut log = String::new();

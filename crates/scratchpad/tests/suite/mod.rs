@@ -7,6 +7,7 @@ mod http_abuse;
 mod json_output;
 mod mcp_clients;
 mod mcp_e2e;
+mod mcp_gateway_e2e;
 mod mcp_proxy_e2e;
 mod notes;
 mod postgres;
