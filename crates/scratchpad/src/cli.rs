@@ -639,7 +639,7 @@ pub struct GatewayArgs {
     /// Codex's TOML mcp_servers)
     #[arg(long, value_name = "FILE")]
     pub servers_from: Option<PathBuf>,
-    /// An upstream started as COMMAND (split at spaces; quote an argument with ' or \" to keep
+    /// An upstream started as COMMAND (split at spaces; quote an argument with ' or " to keep
     /// its spaces), e.g. `fs=npx -y @modelcontextprotocol/server-filesystem /srv` (repeat for
     /// several)
     #[arg(long = "server", value_name = "NAME=COMMAND")]
