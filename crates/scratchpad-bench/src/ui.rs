@@ -12,7 +12,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use scratchpad_core::{ListFilter, PutOptions, ReadMode};
 
-use crate::{LogSource, Row, median, open_pad, sibling_binary, time, watch_peak_rss};
+use crate::data::{LogSource, open_pad};
+use crate::harness::{Row, median, sibling_binary, time, watch_peak_rss};
 
 /// Entries in the listed session.
 const SESSION_ENTRIES: usize = 10_000;
