@@ -40,6 +40,7 @@ mod ingest;
 pub mod lease;
 pub mod model;
 mod offload;
+mod pause;
 pub mod preview;
 pub mod read;
 mod reference;

@@ -14,8 +14,6 @@ mod upkeep;
 mod write;
 
 #[cfg(feature = "postgres")]
-pub(crate) use retry::retry_pause;
-
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 

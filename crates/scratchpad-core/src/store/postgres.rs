@@ -313,7 +313,7 @@ impl Backend for Postgres {
         loop {
             if conflicts > 0 {
                 // With no connection held, so the writers it lost to can finish.
-                std::thread::sleep(crate::scratchpad::retry_pause(conflicts));
+                std::thread::sleep(crate::pause::retry_pause(conflicts));
             }
             let mut conn = self.pool.get().map_err(TxError::Failed)?;
             let outcome = (|| {
