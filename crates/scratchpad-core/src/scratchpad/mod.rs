@@ -13,7 +13,6 @@ mod retry;
 mod upkeep;
 mod write;
 
-#[cfg(feature = "postgres")]
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 

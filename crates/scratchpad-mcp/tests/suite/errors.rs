@@ -36,7 +36,7 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_read",
             json!({"ref": "log", "mode": "range", "start": 50, "end": 10}),
-            vec!["50", "10"],
+            vec!["range start 50 is after its end 10", "give start ≤ end"],
         ),
         (
             "scratchpad_read",
@@ -46,12 +46,15 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_read",
             json!({"ref": "log", "mode": "lines", "from": 0}),
-            vec!["1"],
+            vec![
+                "lines are numbered from 1",
+                "scratchpad_read(name=\"log\", mode=\"lines\", from=1",
+            ],
         ),
         (
             "scratchpad_read",
             json!({"ref": "log", "mode": "lines", "from": 900, "to": 100}),
-            vec!["900"],
+            vec!["line range 900-100 ends before it starts", "give from ≤ to"],
         ),
         (
             "scratchpad_read",
@@ -130,7 +133,7 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_write",
             json!({"name": "plan", "content": "x", "ttl": "soon"}),
-            vec!["soon"],
+            vec!["invalid duration `soon`", "use a number with s, m, h or d"],
         ),
         (
             "scratchpad_write",
@@ -155,7 +158,10 @@ fn bad_calls() -> Vec<(&'static str, Value, Vec<&'static str>)> {
         (
             "scratchpad_edit",
             json!({"name": "plan", "old": "", "new": "x"}),
-            vec!["empty"],
+            vec![
+                "the text to replace is empty",
+                "give the exact text to change",
+            ],
         ),
         (
             "scratchpad_edit",
