@@ -6,7 +6,7 @@
 //! follows tracebacks, stack traces and panics, so that a preview lists the most severe and rarest
 //! lines once each with their counts, and carries a [`TextProfile`] (level counts, a
 //! [`GrepSuggestion`] that finds those lines, the result line of a test run or build) to store with
-//! the entry. The summary read ([`summary`]) lists every template of an entry.
+//! the entry. The summary read ([`crate::read::summary`]) lists every template of an entry.
 
 pub mod binary;
 mod clip;
