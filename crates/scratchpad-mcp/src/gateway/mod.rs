@@ -468,24 +468,11 @@ impl GatewayServer {
         let listings = futures_util::future::join_all(members.iter().map(|(index, member)| {
             let context = fork(context);
             async move {
-                let mut prompts = Vec::new();
-                let mut cursor = None;
-                loop {
-                    let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-                    match member.proxy.list_prompts(params, fork(&context)).await {
-                        Ok(page) => {
-                            prompts.extend(page.prompts);
-                            match page.next_cursor {
-                                Some(next) => cursor = Some(next),
-                                None => break,
-                            }
-                        }
-                        Err(err) => {
-                            tracing::warn!(upstream = %member.name, error = %err.message, "prompts/list failed");
-                            break;
-                        }
-                    }
-                }
+                let prompts = all_pages(&member.name, "prompts/list", |params| async {
+                    let page = member.proxy.list_prompts(params, fork(&context)).await?;
+                    Ok((page.prompts, page.next_cursor))
+                })
+                .await;
                 (*index, prompts)
             }
         }))
@@ -534,24 +521,11 @@ impl GatewayServer {
         let listings = futures_util::future::join_all(members.iter().map(|(index, member)| {
             let context = fork(context);
             async move {
-                let mut resources = Vec::new();
-                let mut cursor = None;
-                loop {
-                    let params = cursor.map(|c| PaginatedRequestParams::default().with_cursor(Some(c)));
-                    match member.proxy.list_resources(params, fork(&context)).await {
-                        Ok(page) => {
-                            resources.extend(page.resources);
-                            match page.next_cursor {
-                                Some(next) => cursor = Some(next),
-                                None => break,
-                            }
-                        }
-                        Err(err) => {
-                            tracing::warn!(upstream = %member.name, error = %err.message, "resources/list failed");
-                            break;
-                        }
-                    }
-                }
+                let resources = all_pages(&member.name, "resources/list", |params| async {
+                    let page = member.proxy.list_resources(params, fork(&context)).await?;
+                    Ok((page.resources, page.next_cursor))
+                })
+                .await;
                 (*index, resources)
             }
         }))
@@ -584,11 +558,16 @@ impl GatewayServer {
         let listings = futures_util::future::join_all(members.iter().map(|(index, member)| {
             let context = fork(context);
             async move {
-                let listed = member.proxy.list_resource_templates(None, context).await;
-                (
-                    *index,
-                    listed.map(|l| l.resource_templates).unwrap_or_default(),
-                )
+                let templates =
+                    all_pages(&member.name, "resources/templates/list", |params| async {
+                        let page = member
+                            .proxy
+                            .list_resource_templates(params, fork(&context))
+                            .await?;
+                        Ok((page.resource_templates, page.next_cursor))
+                    })
+                    .await;
+                (*index, templates)
             }
         }))
         .await;
@@ -656,6 +635,57 @@ impl GatewayServer {
         self.list_all_prompts(context).await;
         lookup()
     }
+}
+
+/// Pages of one upstream listing followed at most: an upstream whose `nextCursor` never ends (or
+/// comes round again) cannot hold a listing, or the memory it fills, for ever.
+const MAX_LIST_PAGES: usize = 100;
+
+/// Every item of one upstream's listing, page after page. A page that fails, a cursor seen before
+/// and the page limit each end it with what was read so far, said in the log: one upstream's
+/// listing never fails the gateway's.
+async fn all_pages<T, F, Fut>(upstream: &str, method: &str, mut page: F) -> Vec<T>
+where
+    F: FnMut(Option<PaginatedRequestParams>) -> Fut,
+    Fut: std::future::Future<
+            Output = std::result::Result<(Vec<T>, Option<String>), rmcp::model::ErrorData>,
+        >,
+{
+    let mut items = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut params = None;
+    for _ in 0..MAX_LIST_PAGES {
+        match page(params.take()).await {
+            Ok((listed, next)) => {
+                items.extend(listed);
+                match next {
+                    Some(next) if seen.insert(next.clone()) => {
+                        params = Some(PaginatedRequestParams::default().with_cursor(Some(next)));
+                    }
+                    Some(_) => {
+                        tracing::warn!(
+                            upstream,
+                            method,
+                            "the upstream gave a cursor again; listing stopped"
+                        );
+                        return items;
+                    }
+                    None => return items,
+                }
+            }
+            Err(err) => {
+                tracing::warn!(upstream, method, error = %err.message, "listing failed");
+                return items;
+            }
+        }
+    }
+    tracing::warn!(
+        upstream,
+        method,
+        pages = MAX_LIST_PAGES,
+        "listing stopped at the page limit"
+    );
+    items
 }
 
 /// A copy of a request's context for a request the gateway makes on its behalf: same client, same
@@ -947,4 +977,51 @@ pub fn serve_gateway_stdio(pad: Scratchpad, options: GatewayOptions) -> Result<(
         outcome.map_err(|err| Error::Protocol(err.to_string()))?;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cursor_of(params: Option<PaginatedRequestParams>) -> Option<String> {
+        params.and_then(|p| p.cursor)
+    }
+
+    #[tokio::test]
+    async fn a_listing_whose_cursor_never_ends_stops_at_the_page_limit() {
+        let mut pages = 0;
+        let items = all_pages("endless", "prompts/list", |params| {
+            pages += 1;
+            let next = format!("page-{pages}");
+            async move {
+                let _ = cursor_of(params);
+                Ok((vec![1u8], Some(next)))
+            }
+        })
+        .await;
+        assert_eq!(items.len(), MAX_LIST_PAGES);
+    }
+
+    #[tokio::test]
+    async fn a_cursor_that_comes_round_again_ends_the_listing() {
+        let items = all_pages("looping", "resources/list", |params| async move {
+            // Page 1 and every later page point back at the same cursor.
+            let item = if cursor_of(params).is_some() { 2u8 } else { 1 };
+            Ok((vec![item], Some("again".to_owned())))
+        })
+        .await;
+        assert_eq!(items, vec![1, 2]);
+    }
+
+    #[tokio::test]
+    async fn a_failed_page_keeps_what_was_listed_before_it() {
+        let items = all_pages("flaky", "prompts/list", |params| async move {
+            match cursor_of(params) {
+                None => Ok((vec!["first"], Some("next".to_owned()))),
+                Some(_) => Err(rmcp::model::ErrorData::internal_error("gone", None)),
+            }
+        })
+        .await;
+        assert_eq!(items, vec!["first"]);
+    }
 }
