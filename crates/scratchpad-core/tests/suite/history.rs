@@ -704,17 +704,12 @@ fn log_line(n: u64) -> String {
     format!("INFO worker {n}: processed batch ok")
 }
 
-fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backend) {
-    let (store, pad) = backend.pad();
-    let log = log_with_errors(140_000, &[]);
-    assert!(log.len() > 8_000_000, "{} bytes", log.len());
-    put(&pad, "big", log.as_bytes());
-    let first = stored_bytes(&store, backend);
-    assert!(first >= log.len() as u64, "{first} bytes stored");
-    for i in 0..20u64 {
-        let n = 3_001 + i * 6_917;
+/// `count` one-line edits of `name`, a [`log_line`] each, from line `first` every `step` lines.
+fn edit_lines(pad: &Scratchpad, name: &str, count: u64, first: u64, step: u64) {
+    for i in 0..count {
+        let n = first + i * step;
         pad.edit(
-            "big",
+            name,
             &log_line(n),
             &format!("{} — edit {i}", log_line(n)),
             false,
@@ -722,6 +717,29 @@ fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backen
         )
         .unwrap();
     }
+}
+
+/// Every version `history` lists reads back as the content it was written with.
+fn versions_read_back(pad: &Scratchpad, name: &str, history: &scratchpad_core::History) {
+    for kept in &history.versions {
+        let text = version(pad, name, kept.version);
+        assert_eq!(
+            blake3::hash(text.as_bytes()).to_hex().as_str(),
+            kept.hash,
+            "version {}",
+            kept.version
+        );
+    }
+}
+
+fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backend) {
+    let (store, pad) = backend.pad();
+    let log = log_with_errors(140_000, &[]);
+    assert!(log.len() > 8_000_000, "{} bytes", log.len());
+    put(&pad, "big", log.as_bytes());
+    let first = stored_bytes(&store, backend);
+    assert!(first >= log.len() as u64, "{first} bytes stored");
+    edit_lines(&pad, "big", 20, 3_001, 6_917);
     let grown = stored_bytes(&store, backend) - first;
     // Each edit changed one line: the chunk around it (at most 256 KiB, two where the edit moved a
     // boundary) is all it may add.
@@ -734,15 +752,7 @@ fn twenty_one_line_edits_of_a_large_note_cost_about_what_changed(backend: Backen
     assert!(first + grown < 2 * log.len() as u64);
     let history = pad.history("big").unwrap();
     assert_eq!(history.versions.len(), 21, "20 kept and the current one");
-    for kept in &history.versions {
-        let text = version(&pad, "big", kept.version);
-        assert_eq!(
-            blake3::hash(text.as_bytes()).to_hex().as_str(),
-            kept.hash,
-            "version {}",
-            kept.version
-        );
-    }
+    versions_read_back(&pad, "big", &history);
     let current = whole(&pad, "big");
     assert_eq!(
         blake3::hash(current.as_bytes()).to_hex().as_str(),
@@ -763,24 +773,11 @@ fn dropping_versions_never_damages_what_shares_their_chunks(backend: Backend) {
     // Another note holding the same lines but its first: it shares every chunk but that one.
     let twin = format!("twin\n{}", &log[log.find('\n').unwrap() + 1..]);
     put(&pad, "twin", twin.as_bytes());
-    for i in 0..8u64 {
-        let n = 1_001 + i * 7_001;
-        pad.edit(
-            "big",
-            &log_line(n),
-            &format!("{} — edit {i}", log_line(n)),
-            false,
-            None,
-        )
-        .unwrap();
-    }
+    edit_lines(&pad, "big", 8, 1_001, 7_001);
     let history = pad.history("big").unwrap();
     assert_eq!(history.versions.len(), 4, "3 kept and the current one");
     pad.gc().unwrap();
-    for kept in &history.versions {
-        let text = version(&pad, "big", kept.version);
-        assert_eq!(blake3::hash(text.as_bytes()).to_hex().as_str(), kept.hash);
-    }
+    versions_read_back(&pad, "big", &history);
     let oldest = history.versions.iter().map(|v| v.version).min().unwrap();
     let restored = pad.restore("big", oldest, None).unwrap();
     assert_eq!(
