@@ -15,14 +15,46 @@ pub fn json_to_py<'py>(py: Python<'py>, value: &serde_json::Value) -> PyResult<B
     })
 }
 
+/// Levels of nesting a Python value may have to become JSON: what the engine's JSON reader accepts.
+/// The conversion recurses, so a deeper value (or one that contains itself) would overflow the
+/// stack and take the interpreter down instead of raising.
+const MAX_JSON_DEPTH: usize = 128;
+
 /// A Python object (dict with string keys, list, tuple, str, int, float, bool, None) as JSON.
 pub fn py_to_json(value: &Bound<'_, PyAny>) -> PyResult<serde_json::Value> {
+    check_depth(value)?;
     pythonize::depythonize(value).map_err(|err| {
         pyo3::exceptions::PyValueError::new_err(format!(
             "not a JSON value ({err}): pass dicts with string keys, lists, strings, numbers, \
              booleans and None"
         ))
     })
+}
+
+/// Refuses a value nested deeper than [`MAX_JSON_DEPTH`], walking it without recursion.
+fn check_depth(value: &Bound<'_, PyAny>) -> PyResult<()> {
+    let mut stack = vec![(value.clone(), 1usize)];
+    while let Some((item, depth)) = stack.pop() {
+        let children: Vec<Bound<'_, PyAny>> = if let Ok(dict) = item.cast::<PyDict>() {
+            dict.values().iter().collect()
+        } else if item.is_instance_of::<PyList>()
+            || item.is_instance_of::<pyo3::types::PyTuple>()
+            || item.is_instance_of::<pyo3::types::PySet>()
+            || item.is_instance_of::<pyo3::types::PyFrozenSet>()
+        {
+            item.try_iter()?.collect::<PyResult<_>>()?
+        } else {
+            continue;
+        };
+        if !children.is_empty() && depth >= MAX_JSON_DEPTH {
+            return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "not a JSON value: nested more than {MAX_JSON_DEPTH} levels deep (or it contains \
+                 itself); pass a flatter value"
+            )));
+        }
+        stack.extend(children.into_iter().map(|child| (child, depth + 1)));
+    }
+    Ok(())
 }
 
 /// Everything known about an entry except its content. Times are Unix milliseconds.

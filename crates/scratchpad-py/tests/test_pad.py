@@ -57,6 +57,22 @@ def test_python_values_cross_as_json_values(pad: Scratchpad) -> None:
             pad.offload("api", bad, name="bad")
     with pytest.raises(NotFound):
         pad.get("bad")
+    # Nesting deeper than JSON readers take, or a value that contains itself, is refused, never a crash.
+    deep: List[object] = []
+    inner = deep
+    for _ in range(200_000):
+        inner.append([])
+        inner = inner[0]  # type: ignore[assignment]
+    looped: List[object] = []
+    looped.append(looped)
+    for bad in (deep, {"meta": looped}):
+        with pytest.raises(ValueError, match="nested more than 128 levels"):
+            pad.offload("api", bad, name="bad")
+    nested_128 = current = []  # type: ignore[var-annotated]
+    for _ in range(127):
+        current.append([])
+        current = current[0]
+    assert pad.offload_result("api", nested_128, name="deep-ok").entry is not None
 
 
 def test_offload_result_names_json_and_binary(pad: Scratchpad) -> None:
