@@ -51,10 +51,16 @@ fn is_path(line: &[u8]) -> bool {
 
 impl PathStats {
     /// Feeds one line (without its newline).
+    #[inline]
     pub fn line(&mut self, line: &[u8]) {
-        if self.off {
-            return;
+        // Every line of every preview comes through here and most outputs are not listings: the
+        // stopped case stays a test in the caller, without the cost of a call.
+        if !self.off {
+            self.count(line);
         }
+    }
+
+    fn count(&mut self, line: &[u8]) {
         self.lines += 1;
         if line.is_empty() {
             return;
