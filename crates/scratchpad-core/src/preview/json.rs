@@ -45,7 +45,7 @@ use parser::{Parser, Str, Token};
 /// only type and size; their contents are skipped. Array items count as a
 /// level, so `{"data": [{"attributes": {"name": …}}]}` is described down to
 /// the type of `name`.
-const TRACK_DEPTH: u32 = 4;
+pub(super) const TRACK_DEPTH: u32 = 4;
 
 /// Object keys summarised per document (count). With the other limits this
 /// bounds the summary to a few MB whatever the document's width and depth;
@@ -55,13 +55,13 @@ const MAX_TRACKED_SLOTS: usize = 5_000;
 /// Objects this shallow track their keys whatever is left of
 /// [`MAX_TRACKED_SLOTS`] (levels): they form the outline that matters most,
 /// and hold at most 20 + 20 × 20 keys.
-const OUTLINE_DEPTH: u32 = 2;
+pub(super) const OUTLINE_DEPTH: u32 = 2;
 
 /// Names of untracked keys stored per document to count them (count).
 const MAX_COUNTED_NAMES: usize = 5_000;
 
 /// Keys remembered per object position, in order of first appearance (count).
-const MAX_TRACKED_KEYS: usize = 20;
+pub(super) const MAX_TRACKED_KEYS: usize = 20;
 
 /// Further distinct key names counted per object position (count); beyond
 /// it the preview says "≥ N more keys".
@@ -72,7 +72,7 @@ const MAX_COUNTED_OTHER_KEYS: usize = 256;
 const MAX_KEY_CHARS: usize = 64;
 
 /// Longest sample value shown (chars).
-const MAX_SAMPLE_CHARS: usize = 40;
+pub(super) const MAX_SAMPLE_CHARS: usize = 40;
 
 /// Characters kept of a sampled string, so that samples sharing a long prefix (or suffix) can be
 /// shown by the part that tells them apart.
@@ -97,7 +97,7 @@ const MAX_ENUM_VALUES: usize = 8;
 const MAX_ENUM_VALUE_CHARS: usize = 24;
 
 /// Fields whose values identify array items, in order of preference.
-const ID_FIELDS: [&str; 8] = [
+pub(super) const ID_FIELDS: [&str; 8] = [
     "id", "name", "title", "key", "path", "url", "type", "status",
 ];
 
@@ -196,64 +196,64 @@ fn plain_queries(root: &Slot) -> Vec<String> {
 
 /// Everything seen at one position of the document (merged over array items).
 #[derive(Debug, Default)]
-struct Slot {
-    nulls: u64,
-    trues: u64,
-    falses: u64,
-    num: Option<NumStats>,
-    str: Option<StrStats>,
-    arr: Option<Box<ArrStats>>,
-    obj: Option<Box<ObjStats>>,
+pub(super) struct Slot {
+    pub(super) nulls: u64,
+    pub(super) trues: u64,
+    pub(super) falses: u64,
+    pub(super) num: Option<NumStats>,
+    pub(super) str: Option<StrStats>,
+    pub(super) arr: Option<Box<ArrStats>>,
+    pub(super) obj: Option<Box<ObjStats>>,
 }
 
 #[derive(Debug, Clone, Copy)]
-enum NumVal {
+pub(super) enum NumVal {
     I64(i64),
     U64(u64),
     F64(f64),
 }
 
 #[derive(Debug)]
-struct NumStats {
-    count: u64,
-    min: NumVal,
-    max: NumVal,
+pub(super) struct NumStats {
+    pub(super) count: u64,
+    pub(super) min: NumVal,
+    pub(super) max: NumVal,
     /// Values equal to `min`: when most are (`"errorCount": 0`), the others are the ones that
     /// differ.
-    at_min: u64,
+    pub(super) at_min: u64,
 }
 
 #[derive(Debug)]
-struct StrStats {
-    count: u64,
-    min_chars: u64,
-    max_chars: u64,
-    first: Text,
+pub(super) struct StrStats {
+    pub(super) count: u64,
+    pub(super) min_chars: u64,
+    pub(super) max_chars: u64,
+    pub(super) first: Text,
     /// Distinct values with their counts while they stay few and short;
     /// `None` once the field proved not to be enum-like.
-    enum_values: Option<Vec<(String, u64)>>,
+    pub(super) enum_values: Option<Vec<(String, u64)>>,
 }
 
 #[derive(Debug, Default)]
-struct ArrStats {
-    count: u64,
-    min_len: u64,
-    max_len: u64,
+pub(super) struct ArrStats {
+    pub(super) count: u64,
+    pub(super) min_len: u64,
+    pub(super) max_len: u64,
     /// False at [`TRACK_DEPTH`], where items are only counted.
-    tracked: bool,
-    items: Slot,
+    pub(super) tracked: bool,
+    pub(super) items: Slot,
     /// Scalar items (first few and last).
-    values: Samples,
+    pub(super) values: Samples,
     /// Values of identifying fields of object items, per [`ID_FIELDS`] entry.
-    ids: IdSamples,
+    pub(super) ids: IdSamples,
     /// How many items of each kind (object key set or scalar type).
-    kinds: Kinds,
+    pub(super) kinds: Kinds,
 }
 
 /// What kind an array item is: its type, and for objects which tracked keys it has (bit `i` for
 /// key `i` of the items' merged object, bit 63 for keys past those).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
+pub(super) enum Kind {
     Null,
     Bool,
     Number,
@@ -264,13 +264,13 @@ enum Kind {
 
 /// Counts of item kinds, the first [`MAX_ITEM_KINDS`] told apart.
 #[derive(Debug, Default)]
-struct Kinds {
-    seen: Vec<(Kind, u64)>,
-    other: u64,
+pub(super) struct Kinds {
+    pub(super) seen: Vec<(Kind, u64)>,
+    pub(super) other: u64,
 }
 
 impl Kinds {
-    fn record(&mut self, kind: Kind) {
+    pub(super) fn record(&mut self, kind: Kind) {
         if let Some((_, n)) = self.seen.iter_mut().find(|(k, _)| *k == kind) {
             *n += 1;
         } else if self.seen.len() < MAX_ITEM_KINDS {
@@ -281,34 +281,34 @@ impl Kinds {
     }
 }
 
-type IdSamples = [Samples; ID_FIELDS.len()];
+pub(super) type IdSamples = [Samples; ID_FIELDS.len()];
 
 #[derive(Debug, Default)]
-struct ObjStats {
-    count: u64,
-    min_keys: u64,
-    max_keys: u64,
+pub(super) struct ObjStats {
+    pub(super) count: u64,
+    pub(super) min_keys: u64,
+    pub(super) max_keys: u64,
     /// False at [`TRACK_DEPTH`], where keys are only counted.
-    tracked: bool,
-    keys: Vec<KeyEntry>,
+    pub(super) tracked: bool,
+    pub(super) keys: Vec<KeyEntry>,
     /// Distinct names of keys beyond [`MAX_TRACKED_KEYS`].
-    other_keys: HashSet<String>,
-    other_keys_overflow: bool,
+    pub(super) other_keys: HashSet<String>,
+    pub(super) other_keys_overflow: bool,
 }
 
 #[derive(Debug)]
-struct KeyEntry {
-    name: Text,
+pub(super) struct KeyEntry {
+    pub(super) name: Text,
     /// Whether the name is written in JSON as it stands (no quote, backslash or control
     /// character), so that a key can be matched on its raw bytes.
-    plain: bool,
-    id_field: Option<usize>,
-    present: u64,
-    slot: Slot,
+    pub(super) plain: bool,
+    pub(super) id_field: Option<usize>,
+    pub(super) present: u64,
+    pub(super) slot: Slot,
 }
 
 impl KeyEntry {
-    fn new(name: &str, cut: bool) -> Self {
+    pub(super) fn new(name: &str, cut: bool) -> Self {
         Self {
             name: Text {
                 text: name.to_owned(),
@@ -324,9 +324,9 @@ impl KeyEntry {
 
 /// A string cut to a maximum length, remembering whether it was cut.
 #[derive(Debug, Clone, Default)]
-struct Text {
-    text: String,
-    cut: bool,
+pub(super) struct Text {
+    pub(super) text: String,
+    pub(super) cut: bool,
 }
 
 impl Text {
@@ -343,14 +343,10 @@ impl Text {
         self.text.push_str(kept);
         self.cut = cut;
     }
-
-    fn quoted(&self) -> String {
-        quote(&self.text, self.cut)
-    }
 }
 
 #[derive(Debug, Clone)]
-enum Sample {
+pub(super) enum Sample {
     Null,
     Bool(bool),
     Num(NumVal),
@@ -361,23 +357,23 @@ enum Sample {
 
 /// The first [`FIRST_SAMPLES`] values seen at a position, and the last one.
 #[derive(Debug, Default)]
-struct Samples {
-    count: u64,
-    first: Vec<Sample>,
-    last: Option<Sample>,
+pub(super) struct Samples {
+    pub(super) count: u64,
+    pub(super) first: Vec<Sample>,
+    pub(super) last: Option<Sample>,
     /// What every value seen starts and ends with, so that a preview says "all start …" only when
     /// it is true of the values it does not show as well.
-    shared: Affixes,
+    pub(super) shared: Affixes,
 }
 
 /// The start and the end shared by every value at a position, up to [`SAMPLE_KEEP_CHARS`] each;
 /// empty once some value is not a string.
 #[derive(Debug, Default)]
-struct Affixes {
+pub(super) struct Affixes {
     seen: bool,
-    prefix: String,
+    pub(super) prefix: String,
     /// The shared end, its characters in reverse order.
-    suffix_rev: String,
+    pub(super) suffix_rev: String,
 }
 
 impl Affixes {
@@ -445,7 +441,7 @@ impl Sample {
 impl Samples {
     /// Keeps the first [`FIRST_SAMPLES`] distinct values and the latest one unlike them: three
     /// copies of one value tell the model nothing.
-    fn record(&mut self, sample: Sample) {
+    pub(super) fn record(&mut self, sample: Sample) {
         if !matches!(sample, Sample::Str(_)) {
             self.shared.clear();
         }
@@ -460,7 +456,7 @@ impl Samples {
         }
     }
 
-    fn record_str(&mut self, s: &str) {
+    pub(super) fn record_str(&mut self, s: &str) {
         self.shared.narrow(s);
         if self.first.iter().any(|seen| seen.is_str(s)) {
             self.count += 1;
@@ -478,7 +474,7 @@ impl Samples {
     }
 
     /// How many distinct values were shown: the kept firsts, and the last if kept.
-    fn shown(&self) -> usize {
+    pub(super) fn shown(&self) -> usize {
         self.first.len() + usize::from(self.last.is_some())
     }
 }
@@ -511,7 +507,7 @@ impl NumVal {
         }
     }
 
-    fn as_f64(self) -> f64 {
+    pub(super) fn as_f64(self) -> f64 {
         match self {
             Self::I64(i) => i as f64,
             Self::U64(u) => u as f64,
@@ -533,7 +529,7 @@ impl fmt::Display for NumVal {
 }
 
 impl Slot {
-    fn record_num(&mut self, value: NumVal) {
+    pub(super) fn record_num(&mut self, value: NumVal) {
         match &mut self.num {
             None => {
                 self.num = Some(NumStats {
@@ -561,7 +557,7 @@ impl Slot {
     }
 
     /// Records a string of `chars` characters.
-    fn record_str(&mut self, s: &str, chars: u64) {
+    pub(super) fn record_str(&mut self, s: &str, chars: u64) {
         let Some(stats) = &mut self.str else {
             let enum_values =
                 (chars <= MAX_ENUM_VALUE_CHARS as u64).then(|| vec![(s.to_owned(), 1)]);
@@ -590,11 +586,11 @@ impl Slot {
         }
     }
 
-    fn is_empty(&self) -> bool {
+    pub(super) fn is_empty(&self) -> bool {
         self.total() == 0
     }
 
-    fn total(&self) -> u64 {
+    pub(super) fn total(&self) -> u64 {
         self.nulls
             + self.trues
             + self.falses
@@ -604,12 +600,12 @@ impl Slot {
             + self.obj.as_ref().map_or(0, |o| o.count)
     }
 
-    fn has_scalars(&self) -> bool {
+    pub(super) fn has_scalars(&self) -> bool {
         self.nulls + self.trues + self.falses > 0 || self.num.is_some() || self.str.is_some()
     }
 }
 
-fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
+pub(super) fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
     if *count == 0 {
         *min = len;
         *max = len;
@@ -626,13 +622,13 @@ fn update_range(count: &mut u64, min: &mut u64, max: &mut u64, len: u64) {
 /// Allowances shared by the whole document, so that memory stays bounded
 /// however many positions it has.
 #[derive(Debug)]
-struct Budget {
+pub(super) struct Budget {
     slots_left: Cell<usize>,
     names_left: Cell<usize>,
 }
 
 impl Budget {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Self {
             slots_left: Cell::new(MAX_TRACKED_SLOTS),
             names_left: Cell::new(MAX_COUNTED_NAMES),
@@ -650,20 +646,20 @@ fn take_one(allowance: &Cell<usize>) -> bool {
 }
 
 /// Where one value is folded.
-struct Place<'a> {
-    slot: &'a mut Slot,
-    depth: u32,
+pub(super) struct Place<'a> {
+    pub(super) slot: &'a mut Slot,
+    pub(super) depth: u32,
     /// Where this value is also kept as a sample: set for array items and
     /// for identifying fields of array items.
-    sample: Option<&'a mut Samples>,
+    pub(super) sample: Option<&'a mut Samples>,
     /// Set for array items: identifying fields of an object item go here.
-    ids: Option<&'a mut IdSamples>,
+    pub(super) ids: Option<&'a mut IdSamples>,
     /// Set for array items: the item's kind is counted here.
-    kinds: Option<&'a mut Kinds>,
+    pub(super) kinds: Option<&'a mut Kinds>,
 }
 
 impl<'a> Place<'a> {
-    fn root(slot: &'a mut Slot) -> Self {
+    pub(super) fn root(slot: &'a mut Slot) -> Self {
         Self {
             slot,
             depth: 0,
@@ -690,11 +686,11 @@ impl<'a> Place<'a> {
         }
     }
 
-    fn null(self) {
+    pub(super) fn null(self) {
         self.scalar(|slot| slot.nulls += 1, Sample::Null);
     }
 
-    fn bool(self, value: bool) {
+    pub(super) fn bool(self, value: bool) {
         let record = |slot: &mut Slot| {
             if value {
                 slot.trues += 1;
@@ -705,7 +701,7 @@ impl<'a> Place<'a> {
         self.scalar(record, Sample::Bool(value));
     }
 
-    fn number(self, value: NumVal) {
+    pub(super) fn number(self, value: NumVal) {
         self.scalar(|slot| slot.record_num(value), Sample::Num(value));
     }
 
@@ -881,7 +877,7 @@ fn fold_object<R: Read>(
 /// Resolves a key to its tracked entry (`Some(index)`), adding it while
 /// there is room; `None` for keys beyond [`MAX_TRACKED_KEYS`]. `outline`:
 /// whether the object is shallow enough to skip the allowance.
-fn resolve_key(
+pub(super) fn resolve_key(
     obj: &mut ObjStats,
     hint: usize,
     outline: bool,
@@ -959,7 +955,7 @@ const DETAILS: [Detail; 11] = [
     Detail::new(5, 0, 1, 0),
 ];
 
-fn render(root: &Slot, budget_chars: usize) -> String {
+pub(super) fn render(root: &Slot, budget_chars: usize) -> String {
     let mut tersest = Vec::new();
     for detail in &DETAILS {
         let lines = render_lines(root, detail);
@@ -1215,7 +1211,7 @@ fn array_children(arr: &ArrStats, level: usize, detail: &Detail, out: &mut Vec<S
 }
 
 /// Distinct string values worth listing: few, short, and repeating.
-fn shown_enum(slot: &Slot) -> Option<&[(String, u64)]> {
+pub(super) fn shown_enum(slot: &Slot) -> Option<&[(String, u64)]> {
     let s = slot.str.as_ref()?;
     let values = s.enum_values.as_deref()?;
     (s.count > 1 && s.count >= 2 * values.len() as u64).then_some(values)
@@ -1414,6 +1410,12 @@ fn kinds_line(arr: &ArrStats) -> Option<String> {
     Some(format!("{total} kinds: {}", parts.join(", ")))
 }
 
+impl Text {
+    fn quoted(&self) -> String {
+        quote(&self.text, self.cut)
+    }
+}
+
 fn range(min: u64, max: u64) -> String {
     if min == max {
         thousands(min)
@@ -1464,7 +1466,7 @@ fn same_str(a: &str, b: &str) -> bool {
 
 /// The first `max_chars` characters of `s`, and whether anything was cut.
 #[inline]
-fn cut_chars(s: &str, max_chars: usize) -> (&str, bool) {
+pub(super) fn cut_chars(s: &str, max_chars: usize) -> (&str, bool) {
     // A string has at most as many chars as bytes.
     if s.len() <= max_chars {
         return (s, false);
