@@ -1,10 +1,12 @@
 //! Shape previews of JSON documents, computed while streaming.
 //!
 //! Stored documents can be 100 MB–1 GB, so the document is never built in
-//! memory: the fold reads it value by value from a streaming parser
-//! (`parser`), folds every value into a bounded summary (`Slot` tree) and
-//! skips what the summary cannot use. The tree is bounded by constants (tracked
-//! depth, keys per object, samples per array), not by the document.
+//! memory: the fold (`fold`) reads it value by value from a streaming parser
+//! (`parser`), folds every value into a bounded summary (`Slot` tree, `summary`)
+//! and skips what the summary cannot use. The tree is bounded by constants (tracked
+//! depth, keys per object, samples per array), not by the document. The summary
+//! is then written as the preview (`render`) and queried for the jq queries worth
+//! offering (`queries`); this file puts the two together.
 //!
 //! Values at the same position are merged: all items of an array share one
 //! summary, so `[{"id": 1}, {"id": 2}]` is described once as
