@@ -7,6 +7,8 @@
 use libfuzzer_sys::fuzz_target;
 use scratchpad::client_config::{self, Client, ServerEntry};
 
+/// The first byte's pick, in this order: scripts/fuzz seeds each client with the CLI tests' sample
+/// of its configuration file behind its index here.
 const CLIENTS: [Client; 7] = [
     Client::ClaudeCode,
     Client::ClaudeDesktop,

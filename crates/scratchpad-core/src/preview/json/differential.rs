@@ -10,11 +10,10 @@ use proptest::prelude::*;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
 use super::corpus::{self, Rng};
+use super::fold::{Budget, OUTLINE_DEPTH, Place, resolve_key};
 use super::parser::Str;
-use super::{
-    ArrStats, Budget, JsonShape, Kind, NumVal, OUTLINE_DEPTH, ObjStats, Place, Sample, Slot,
-    TRACK_DEPTH, json_shape, resolve_key, shape, update_range,
-};
+use super::summary::{ArrStats, Kind, NumVal, ObjStats, Sample, Slot, TRACK_DEPTH, update_range};
+use super::{JsonShape, json_shape, shape};
 
 /// The preview as it was made before the parser: serde_json's reader path driving the fold.
 fn json_shape_by_serde_json(input: impl Read, budget: usize) -> io::Result<Option<JsonShape>> {

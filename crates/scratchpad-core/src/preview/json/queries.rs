@@ -15,7 +15,9 @@
 
 use serde_json::Value;
 
-use super::{ID_FIELDS, MAX_SAMPLE_CHARS, MAX_TRACKED_KEYS, ObjStats, Slot, shown_enum};
+use super::summary::{
+    ID_FIELDS, KeyEntry, MAX_SAMPLE_CHARS, MAX_TRACKED_KEYS, ObjStats, Slot, shown_enum,
+};
 use crate::figures::thousands;
 
 /// Characters a suggested listing may print: a read's default budget (8,000 characters) less
@@ -167,7 +169,7 @@ fn only_objects(slot: &Slot) -> Option<&ObjStats> {
 }
 
 /// The keys of `obj` that every object at its position has, as written in full.
-fn keys_everywhere(obj: &ObjStats) -> impl Iterator<Item = &super::KeyEntry> {
+fn keys_everywhere(obj: &ObjStats) -> impl Iterator<Item = &KeyEntry> {
     obj.keys
         .iter()
         .filter(move |e| e.present == obj.count && !e.name.cut)
