@@ -357,11 +357,7 @@ impl ProxyServer {
         // Keyed by what the upstream would see: a placeholder whose entry changed is a new call.
         let reuse = match &self.inner.recent {
             Some(recent) if map.reusable.contains(&listed) => {
-                let key = CallKey::new(
-                    self.inner.reuse_scope,
-                    &upstream_name,
-                    &serde_json::Value::Object(args.clone()),
-                );
+                let key = CallKey::new(self.inner.reuse_scope, &upstream_name, &args);
                 // A call that saves under a name runs: the name gets this call's output.
                 if !control.fresh
                     && save_as.is_none()
