@@ -25,6 +25,10 @@ pub const DEFAULT_HISTORY_MAX_AGE_MS: i64 = 30 * 86_400_000;
 pub const DEFAULT_KEEP_REMOVED_MS: i64 = 7 * 86_400_000;
 /// Default store quota (bytes of unique content) before the least recently read entries are evicted.
 pub const DEFAULT_QUOTA_BYTES: u64 = 10 * 1024 * 1024 * 1024;
+/// How long the proxy answers a repeated read-only call from the earlier result when nothing is
+/// configured (ms): long enough for an agent's immediate re-reads, short enough that a model rarely
+/// acts on a stale answer (and the answer says how old it is).
+pub const DEFAULT_REUSE_WINDOW_MS: i64 = 60_000;
 
 /// Engine settings. Every field has a default, so an empty file is a valid configuration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +65,13 @@ pub struct Config {
     pub tools: BTreeMap<String, ToolConfig>,
     /// The upstream servers of `scratchpad mcp gateway`.
     pub gateway: GatewayConfig,
+    /// How long the proxy and the gateway answer a call identical to a recent one from its stored
+    /// result, for tools that declare themselves read-only and idempotent (or are named in
+    /// `reuse_tools`): "60s", "5m", or "off".
+    pub reuse_window: ReuseWindow,
+    /// Tools whose repeated calls are reused although they do not declare themselves read-only and
+    /// idempotent: the proxy's tool names, or SERVER__TOOL for the gateway.
+    pub reuse_tools: Vec<String>,
 }
 
 /// `[gateway.servers.NAME]` tables: the servers the gateway stands in front of.
@@ -126,6 +137,8 @@ impl Default for Config {
             preview: PreviewConfig::default(),
             tools: BTreeMap::new(),
             gateway: GatewayConfig::default(),
+            reuse_window: ReuseWindow::default(),
+            reuse_tools: Vec::new(),
         }
     }
 }
@@ -330,6 +343,91 @@ impl<'de> Deserialize<'de> for Retention {
     }
 }
 
+/// How long a repeated call is answered from the stored result: a duration written like a
+/// [`Ttl`] (`60s`, `5m`), or `off` (also `0`): every call reaches the tool.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReuseWindow {
+    Off,
+    For(Duration),
+}
+
+impl ReuseWindow {
+    /// The window, or `None` when reuse is off.
+    pub fn duration(self) -> Option<Duration> {
+        match self {
+            Self::Off => None,
+            Self::For(window) => Some(window),
+        }
+    }
+}
+
+impl Default for ReuseWindow {
+    fn default() -> Self {
+        Self::For(Duration::from_millis(
+            u64::try_from(DEFAULT_REUSE_WINDOW_MS).unwrap_or(0),
+        ))
+    }
+}
+
+impl FromStr for ReuseWindow {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<Self> {
+        let t = text.trim();
+        if matches!(t, "off" | "none" | "no" | "false")
+            || t.trim_end_matches(['s', 'm', 'h', 'd']) == "0"
+        {
+            return Ok(Self::Off);
+        }
+        let shape = || {
+            Error::invalid(format!(
+                "invalid reuse window `{text}`; use a duration such as 60s or 5m, or `off` to call \
+                 the tool every time"
+            ))
+        };
+        match t.parse::<Ttl>() {
+            Ok(Ttl::After(ms)) => Ok(Self::For(Duration::from_millis(
+                u64::try_from(ms).map_err(|_| shape())?,
+            ))),
+            Ok(Ttl::Never | Ttl::Default) | Err(_) => Err(shape()),
+        }
+    }
+}
+
+impl fmt::Display for ReuseWindow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            Self::Off => f.write_str("off"),
+            Self::For(window) => {
+                Ttl::After(i64::try_from(window.as_millis()).unwrap_or(i64::MAX)).fmt(f)
+            }
+        }
+    }
+}
+
+impl Serialize for ReuseWindow {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> std::result::Result<S::Ok, S::Error> {
+        s.collect_str(self)
+    }
+}
+
+impl<'de> Deserialize<'de> for ReuseWindow {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        /// `reuse_window = 0` is as natural as `reuse_window = "off"`.
+        #[derive(Deserialize)]
+        #[serde(untagged)]
+        enum Written {
+            Text(String),
+            Seconds(i64),
+        }
+        let text = match Written::deserialize(d)? {
+            Written::Text(text) => text,
+            Written::Seconds(n) => n.to_string(),
+        };
+        text.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 impl Ttl {
     /// A lease's length: "90s", "30m", "24h", "7d" or a number of seconds. A lease always ends, so
     /// `never` and zero are refused, and no message here suggests either.
@@ -400,6 +498,40 @@ impl<'de> Deserialize<'de> for Ttl {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reuse_window_forms() {
+        let parse = |text: &str| text.parse::<ReuseWindow>();
+        assert_eq!(
+            parse("60s").unwrap(),
+            ReuseWindow::For(Duration::from_secs(60))
+        );
+        assert_eq!(
+            parse("5m").unwrap(),
+            ReuseWindow::For(Duration::from_secs(300))
+        );
+        assert_eq!(
+            parse("90").unwrap(),
+            ReuseWindow::For(Duration::from_secs(90))
+        );
+        for off in ["off", "0", "0s", " off "] {
+            assert_eq!(parse(off).unwrap(), ReuseWindow::Off, "{off}");
+        }
+        for bad in ["never", "soon", "-5s", "1.5m", ""] {
+            let err = parse(bad).unwrap_err().to_string();
+            assert!(err.contains("60s") && err.contains("off"), "{bad}: {err}");
+        }
+        assert_eq!(ReuseWindow::default().to_string(), "1m");
+        let config: Config = toml::from_str("reuse_window = 0").unwrap();
+        assert_eq!(config.reuse_window, ReuseWindow::Off);
+        let config: Config =
+            toml::from_str("reuse_window = \"30s\"\nreuse_tools = [\"fs__search\"]").unwrap();
+        assert_eq!(
+            config.reuse_window,
+            ReuseWindow::For(Duration::from_secs(30))
+        );
+        assert_eq!(config.reuse_tools, ["fs__search"]);
+    }
 
     #[test]
     fn ttl_forms() {

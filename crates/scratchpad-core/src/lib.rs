@@ -48,7 +48,7 @@ mod scratchpad;
 pub mod store;
 
 pub use advice::{Advice, Arg, ArgName, ArgValue, Call, Speak};
-pub use config::{Config, Retention, Ttl, default_store_path};
+pub use config::{Config, Retention, ReuseWindow, Ttl, default_store_path};
 pub use diff::{DiffCursor, DiffReply, Target};
 pub use error::{ConflictKind, Error, Result};
 pub use figures::{thousands, utc_time};

@@ -578,6 +578,15 @@ pub struct ProxyArgs {
     /// cancellation (the upstream's start-up handshake gets this long too, at most 30)
     #[arg(long, value_name = "SECONDS", default_value_t = 300)]
     pub call_timeout: u64,
+    /// Answer a call identical to one made at most this long ago from its stored result, without
+    /// calling the tool, for tools that declare readOnlyHint and idempotentHint (or are named with
+    /// --reuse-tool): e.g. 60s, 5m, or `off` [default: the config's reuse_window, 60s]
+    #[arg(long, value_name = "DURATION")]
+    pub reuse_window: Option<scratchpad_core::ReuseWindow>,
+    /// Reuse the repeated calls of this tool too (NAME as the client lists it; repeat for several; added to the
+    /// config's reuse_tools)
+    #[arg(long = "reuse-tool", value_name = "NAME")]
+    pub reuse_tools: Vec<String>,
     /// Largest message accepted from the client, in bytes (a longer one is answered with an error
     /// naming this limit)
     #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_MESSAGE_BYTES)]
@@ -659,6 +668,15 @@ pub struct GatewayArgs {
     /// listing its SERVER__unavailable placeholder instead
     #[arg(long, value_name = "SECONDS", default_value_t = 10)]
     pub startup_wait: u64,
+    /// Answer a call identical to one made at most this long ago from its stored result, without
+    /// calling the tool, for tools that declare readOnlyHint and idempotentHint (or are named with
+    /// --reuse-tool): e.g. 60s, 5m, or `off` [default: the config's reuse_window, 60s]
+    #[arg(long, value_name = "DURATION")]
+    pub reuse_window: Option<scratchpad_core::ReuseWindow>,
+    /// Reuse the repeated calls of this tool too (NAME is SERVER__TOOL, the tool's name as that server calls it; repeat for several; added to the
+    /// config's reuse_tools)
+    #[arg(long = "reuse-tool", value_name = "NAME")]
+    pub reuse_tools: Vec<String>,
     /// Largest message accepted from the client, in bytes
     #[arg(long, value_name = "BYTES", default_value_t = scratchpad_mcp::lines::DEFAULT_MAX_MESSAGE_BYTES)]
     pub max_body_bytes: usize,

@@ -31,6 +31,7 @@ use scratchpad_core::Scratchpad;
 use tokio::sync::watch;
 
 use crate::error::{Error, Result};
+use crate::proxy::reuse::{RecentCalls, ReusePolicy};
 use crate::proxy::{ProxyOptions, ProxyServer, UpstreamSpec};
 use crate::server::ScratchpadServer;
 use crate::tools;
@@ -62,6 +63,9 @@ pub struct GatewayOptions {
     pub max_message_bytes: usize,
     /// Largest message accepted from an upstream (bytes).
     pub max_result_bytes: u64,
+    /// Which repeated calls are answered from the stored result; its tools are named SERVER__TOOL
+    /// (the server's name and the tool's as that server calls it).
+    pub reuse: ReusePolicy,
 }
 
 impl GatewayOptions {
@@ -73,6 +77,7 @@ impl GatewayOptions {
             startup_wait: DEFAULT_STARTUP_WAIT,
             max_message_bytes: crate::lines::DEFAULT_MAX_MESSAGE_BYTES,
             max_result_bytes: crate::lines::DEFAULT_MAX_RESULT_BYTES,
+            reuse: ReusePolicy::default(),
         }
     }
 
@@ -167,6 +172,13 @@ impl GatewayServer {
             Some(bytes) => pad.with_threshold(bytes),
             None => pad,
         };
+        // One table for all upstreams: a call that may change something through one server
+        // forgets what the others read.
+        let recent = options
+            .reuse
+            .window
+            .map(|window| Arc::new(RecentCalls::new(window)));
+        warn_unmatched_reuse_tools(&options.reuse, &options.upstreams);
         let members = options
             .upstreams
             .into_iter()
@@ -176,9 +188,10 @@ impl GatewayServer {
                 proxy.call_timeout = options.call_timeout;
                 proxy.max_message_bytes = options.max_message_bytes;
                 proxy.max_result_bytes = options.max_result_bytes;
+                proxy.reuse = member_reuse(&options.reuse, &upstream.name);
                 Member {
                     name: upstream.name,
-                    proxy: ProxyServer::new(pad.clone(), proxy),
+                    proxy: ProxyServer::with_recent_calls(pad.clone(), proxy, recent.clone()),
                     status: watch::Sender::new(Status::Starting),
                 }
             })
@@ -634,6 +647,48 @@ impl GatewayServer {
         }
         self.list_all_prompts(context).await;
         lookup()
+    }
+}
+
+/// One upstream's part of the reuse policy: the tools named `SERVER__TOOL` for this server, by
+/// the tool's own name. The server's part may be written as configured or as listed (`my.server`
+/// or `my_server`).
+fn member_reuse(policy: &ReusePolicy, server: &str) -> ReusePolicy {
+    let prefixes = [
+        names::plain(server, ""),
+        format!("{}{}", names::sanitize(server), names::SEPARATOR),
+    ];
+    ReusePolicy {
+        window: policy.window,
+        tools: policy
+            .tools
+            .iter()
+            .filter_map(|name| {
+                prefixes
+                    .iter()
+                    .find_map(|prefix| name.strip_prefix(prefix.as_str()))
+            })
+            .map(str::to_owned)
+            .collect(),
+    }
+}
+
+/// A reuse tool name that names no server is most likely a typo; the log says so.
+fn warn_unmatched_reuse_tools(policy: &ReusePolicy, upstreams: &[GatewayUpstream]) {
+    for name in &policy.tools {
+        let alone = ReusePolicy {
+            window: policy.window,
+            tools: std::iter::once(name.clone()).collect(),
+        };
+        let matched = upstreams
+            .iter()
+            .any(|upstream| !member_reuse(&alone, &upstream.name).tools.is_empty());
+        if !matched {
+            tracing::warn!(
+                tool = %name,
+                "a reuse tool names no server of the gateway; write it as SERVER__TOOL"
+            );
+        }
     }
 }
 

@@ -69,7 +69,7 @@ pub fn assign(items: &[(&str, &str)], reserved: &[&str]) -> Vec<String> {
 }
 
 /// `text` with every character a model API refuses in a name replaced by `_`; never empty.
-fn sanitize(text: &str) -> String {
+pub(crate) fn sanitize(text: &str) -> String {
     if text.is_empty() {
         return "_".to_owned();
     }

@@ -7,6 +7,7 @@
 //! the client's `initialize` with the client's own name and capabilities. An upstream that crashed
 //! or closed the connection is started (or reached) again on the next request.
 
+pub mod reuse;
 pub mod rewrite;
 pub mod upstream;
 
@@ -30,6 +31,7 @@ use crate::blocking;
 use crate::error::{Error, Result};
 use crate::server::ScratchpadServer;
 use crate::tools;
+use reuse::{CallKey, RecentCalls, ReusePolicy};
 use rewrite::{CallInfo, ToolMap};
 use upstream::{DownstreamProgress, Upstream, UpstreamHandler};
 pub use upstream::{HttpUpstream, UpstreamSpec};
@@ -61,6 +63,8 @@ pub struct ProxyOptions {
     /// Largest message accepted from the upstream, e.g. one tool result (bytes); results past a
     /// few megabytes are spooled to a temporary file while they arrive.
     pub max_result_bytes: u64,
+    /// Which repeated calls are answered from the stored result, and for how long.
+    pub reuse: ReusePolicy,
 }
 
 impl ProxyOptions {
@@ -73,6 +77,7 @@ impl ProxyOptions {
             call_timeout: DEFAULT_CALL_TIMEOUT,
             max_message_bytes: crate::lines::DEFAULT_MAX_MESSAGE_BYTES,
             max_result_bytes: crate::lines::DEFAULT_MAX_RESULT_BYTES,
+            reuse: ReusePolicy::default(),
         }
     }
 }
@@ -96,6 +101,10 @@ struct Inner {
     tool_map: Mutex<Option<ToolMap>>,
     /// Whether a result has been offloaded (with `lazy_tools`, the scratchpad tools appear then).
     offloaded: AtomicBool,
+    /// Recent calls of reusable tools, when reuse is on; shared by the upstreams of a gateway.
+    recent: Option<Arc<RecentCalls>>,
+    /// This upstream's part of `recent`.
+    reuse_scope: u64,
 }
 
 const PROXY_INSTRUCTIONS: &str = "This server runs behind the scratchpad proxy. Tool results larger \
@@ -107,11 +116,26 @@ reading it.";
 
 impl ProxyServer {
     pub fn new(pad: Scratchpad, options: ProxyOptions) -> Self {
+        let recent = options
+            .reuse
+            .window
+            .map(|window| Arc::new(RecentCalls::new(window)));
+        Self::with_recent_calls(pad, options, recent)
+    }
+
+    /// A proxy whose reusable calls are kept in `recent`, which other proxies (the other upstreams
+    /// of a gateway) may share.
+    pub(crate) fn with_recent_calls(
+        pad: Scratchpad,
+        options: ProxyOptions,
+        recent: Option<Arc<RecentCalls>>,
+    ) -> Self {
         // `--threshold` replaces the configured threshold; the engine's policy applies it.
         let pad = match options.threshold {
             Some(bytes) => pad.with_threshold(bytes),
             None => pad,
         };
+        let reuse_scope = recent.as_ref().map_or(0, |recent| recent.scope());
         Self {
             inner: Arc::new(Inner {
                 local: ScratchpadServer::new(pad.clone()),
@@ -122,6 +146,8 @@ impl ProxyServer {
                 tools_changed: Arc::new(AtomicBool::new(false)),
                 tool_map: Mutex::new(None),
                 offloaded: AtomicBool::new(false),
+                recent,
+                reuse_scope,
             }),
         }
     }
@@ -283,7 +309,7 @@ impl ProxyServer {
         } else {
             Vec::new()
         };
-        let (tools, map) = rewrite::rewrite_tools(listed, &reserved);
+        let (tools, map) = rewrite::rewrite_tools(listed, &reserved, &self.inner.options.reuse);
         if let Ok(mut cached) = self.inner.tool_map.lock() {
             *cached = Some(map.clone());
         }
@@ -304,13 +330,14 @@ impl ProxyServer {
             .cloned()
             .unwrap_or_else(|| listed.clone());
         let mut args = request.arguments.take().unwrap_or_default();
-        let save_as =
-            match rewrite::take_save_as(map.own_scratchpad_arg.contains(&listed), &mut args) {
-                Ok(save_as) => save_as,
+        let control =
+            match rewrite::take_control(map.own_scratchpad_arg.contains(&listed), &mut args) {
+                Ok(control) => control,
                 Err(message) => {
                     return Ok(CallToolResult::error(vec![ContentBlock::text(message)]));
                 }
             };
+        let save_as = control.save_as.clone();
         // Placeholders are resolved from the store, a blocking read.
         let pad = self.inner.pad.clone();
         let raw = serde_json::Value::Object(args);
@@ -326,6 +353,28 @@ impl ProxyServer {
                     err.render(&tools::Mcp)
                 ))]));
             }
+        };
+        // Keyed by what the upstream would see: a placeholder whose entry changed is a new call.
+        let reuse = match &self.inner.recent {
+            Some(recent) if map.reusable.contains(&listed) => {
+                let key = CallKey::new(self.inner.reuse_scope, &upstream_name, &args);
+                // A call that saves under a name runs: the name gets this call's output.
+                if !control.fresh
+                    && save_as.is_none()
+                    && let Some(answer) = self.answer_again(recent, &key).await
+                {
+                    return Ok(answer);
+                }
+                Some((recent.clone(), key, recent.generation()))
+            }
+            Some(recent) => {
+                if !map.read_only.contains(&listed) {
+                    // This call may change what the recent reads would answer.
+                    recent.forget_all();
+                }
+                None
+            }
+            None => None,
         };
         request.name = upstream_name.clone().into();
         request.arguments = Some(args);
@@ -390,9 +439,14 @@ impl ProxyServer {
             save_as,
         };
         let pad = crate::server::with_client_author(self.inner.pad.clone(), &context);
-        let outcome = blocking(move || rewrite::offload_result(&pad, &call, result)).await?;
+        let outcome = blocking(move || rewrite::offload(&pad, &call, result)).await?;
         match outcome {
-            Ok(result) => {
+            Ok(rewrite::Offloaded { result, entries }) => {
+                if let Some((recent, key, generation)) = reuse
+                    && !result.is_error.unwrap_or(false)
+                {
+                    recent.keep(key, &result, entries, generation, std::time::Instant::now());
+                }
                 let offloaded = result
                     .content
                     .iter()
@@ -411,6 +465,31 @@ impl ProxyServer {
                 err.render(&tools::Mcp)
             ))])),
         }
+    }
+}
+
+impl ProxyServer {
+    /// The result of the same call made within the window, with a note, when every entry it
+    /// refers to is still there as it was; otherwise the call is forgotten and runs again.
+    async fn answer_again(&self, recent: &RecentCalls, key: &CallKey) -> Option<CallToolResult> {
+        let found = recent.get(key, std::time::Instant::now())?;
+        if !found.entries.is_empty() {
+            let pad = self.inner.pad.clone();
+            let entries = found.entries.clone();
+            let intact = blocking(move || {
+                entries.iter().all(|entry| {
+                    pad.get(&entry.id)
+                        .is_ok_and(|info| info.hash == entry.hash && info.name == entry.name)
+                })
+            })
+            .await
+            .unwrap_or(false);
+            if !intact {
+                recent.forget(key);
+                return None;
+            }
+        }
+        Some(reuse::answered_again(found))
     }
 }
 

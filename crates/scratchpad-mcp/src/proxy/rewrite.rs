@@ -11,6 +11,7 @@ use scratchpad_core::figures::thousands;
 use scratchpad_core::{Binary, Content, Observation, Part, PartOutcome, Reference, Scratchpad};
 use serde_json::{Value, json};
 
+use super::reuse::{self, ReusePolicy, StoredEntry};
 use crate::tools::{Mcp, render};
 
 /// The argument every proxied tool gains: store the whole output under this name.
@@ -25,12 +26,22 @@ pub struct ToolMap {
     pub upstream_names: BTreeMap<String, String>,
     /// Upstream tools that already take an argument called `scratchpad`: it is theirs, not ours.
     pub own_scratchpad_arg: HashSet<String>,
+    /// Tools whose repeated calls are answered from the stored result (listed names).
+    pub reusable: HashSet<String>,
+    /// Tools that declare they change nothing (listed names).
+    pub read_only: HashSet<String>,
 }
 
 /// Rewrites the upstream's tools for the client: renames clashes with `reserved` names (the
 /// scratchpad tools) to `upstream_<name>` and says so in the description, adds the optional
-/// `scratchpad` argument, and widens each output schema to also accept an offloaded observation.
-pub fn rewrite_tools(upstream: Vec<Tool>, reserved: &[String]) -> (Vec<Tool>, ToolMap) {
+/// `scratchpad` argument (which, for a tool whose repeated calls `reuse` answers from the stored
+/// result, also asks for a fresh one), and widens each output schema to also accept an offloaded
+/// observation.
+pub fn rewrite_tools(
+    upstream: Vec<Tool>,
+    reserved: &[String],
+    reuse: &ReusePolicy,
+) -> (Vec<Tool>, ToolMap) {
     let mut map = ToolMap::default();
     let taken: HashSet<String> = upstream.iter().map(|t| t.name.to_string()).collect();
     let tools = upstream
@@ -53,8 +64,20 @@ pub fn rewrite_tools(upstream: Vec<Tool>, reserved: &[String]) -> (Vec<Tool>, To
                 tool.name = renamed.into();
             }
             let listed = tool.name.to_string();
+            // A tool with its own `scratchpad` argument has no way to ask for a fresh result.
+            let own_arg = matches!(
+                tool.input_schema.get("properties"),
+                Some(Value::Object(properties)) if properties.contains_key(SCRATCHPAD_ARG)
+            );
+            let reusable = !own_arg && reuse.applies_to(&tool, &[&listed, &original]);
+            if reusable {
+                map.reusable.insert(listed.clone());
+            }
+            if reuse::declares_read_only(&tool) {
+                map.read_only.insert(listed.clone());
+            }
             let mut input = (*tool.input_schema).clone();
-            if !add_scratchpad_arg(&mut input) {
+            if !add_scratchpad_arg(&mut input, reusable) {
                 map.own_scratchpad_arg.insert(listed.clone());
             }
             tool.input_schema = Arc::new(input);
@@ -68,8 +91,15 @@ pub fn rewrite_tools(upstream: Vec<Tool>, reserved: &[String]) -> (Vec<Tool>, To
     (tools, map)
 }
 
-/// Adds the optional `scratchpad` property; false when the tool already has one of its own.
-pub fn add_scratchpad_arg(schema: &mut JsonObject) -> bool {
+const SAVE_AS_DESCRIPTION: &str = "Optional. Save this tool's full output in the scratchpad under \
+this name (letters, digits, `.`, `_`, `-`), whatever its size, to read slices of it later with \
+scratchpad_read or pass it to another tool as {{scratchpad:NAME}}. Not sent to the tool.";
+const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$";
+
+/// Adds the optional `scratchpad` property; false when the tool already has one of its own. With
+/// `fresh`, the property also takes `{"fresh": true, "name": …}`: call the tool even though a
+/// recent identical call's result could answer.
+pub fn add_scratchpad_arg(schema: &mut JsonObject, fresh: bool) -> bool {
     let properties = schema
         .entry("properties")
         .or_insert_with(|| Value::Object(JsonObject::new()));
@@ -79,16 +109,31 @@ pub fn add_scratchpad_arg(schema: &mut JsonObject) -> bool {
     if properties.contains_key(SCRATCHPAD_ARG) {
         return false;
     }
-    properties.insert(
-        SCRATCHPAD_ARG.to_owned(),
+    let property = if fresh {
+        json!({
+            "description": format!("{SAVE_AS_DESCRIPTION} A recent identical call is answered \
+                from its stored result; {{\"fresh\": true}} (with an optional \"name\") calls the \
+                tool again."),
+            "anyOf": [
+                {"type": "string", "pattern": NAME_PATTERN},
+                {
+                    "type": "object",
+                    "properties": {
+                        "name": {"type": "string", "pattern": NAME_PATTERN},
+                        "fresh": {"type": "boolean"}
+                    },
+                    "additionalProperties": false
+                }
+            ]
+        })
+    } else {
         json!({
             "type": "string",
-            "description": "Optional. Save this tool's full output in the scratchpad under this name \
-                (letters, digits, `.`, `_`, `-`), whatever its size, to read slices of it later with \
-                scratchpad_read or pass it to another tool as {{scratchpad:NAME}}. Not sent to the tool.",
-            "pattern": "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$"
-        }),
-    );
+            "description": SAVE_AS_DESCRIPTION,
+            "pattern": NAME_PATTERN
+        })
+    };
+    properties.insert(SCRATCHPAD_ARG.to_owned(), property);
     schema
         .entry("type")
         .or_insert_with(|| Value::String("object".into()));
@@ -136,27 +181,76 @@ pub fn offloaded_schema() -> Value {
     })
 }
 
-/// Removes the proxy's own `scratchpad` argument (unless the tool has its own) and returns it.
-pub fn take_save_as(tool_has_own: bool, args: &mut JsonObject) -> Result<Option<String>, String> {
+/// What the `scratchpad` control argument asked for.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Control {
+    /// Save the whole output under this name.
+    pub save_as: Option<String>,
+    /// Call the tool even if a recent identical call's result could answer.
+    pub fresh: bool,
+}
+
+/// Removes the proxy's own `scratchpad` argument (unless the tool has its own) and returns what it
+/// asked for: a name (`"NAME"`), or `{"name": NAME, "fresh": true}` with either part optional.
+pub fn take_control(tool_has_own: bool, args: &mut JsonObject) -> Result<Control, String> {
     if tool_has_own {
-        return Ok(None);
+        return Ok(Control::default());
     }
     match args.remove(SCRATCHPAD_ARG) {
-        None | Some(Value::Null) => Ok(None),
-        Some(Value::String(name)) if name.is_empty() => Ok(None),
-        // Checked before the upstream runs, so a bad name never costs a call.
-        Some(Value::String(name)) => scratchpad_core::model::validate_name("name", &name)
-            .map(|()| Some(name))
-            .map_err(|err| {
-                format!(
-                    "{}. The tool was not called: pick another `{SCRATCHPAD_ARG}` name.",
-                    err.render(&Mcp)
-                )
-            }),
+        None | Some(Value::Null) => Ok(Control::default()),
+        Some(Value::String(name)) => Ok(Control {
+            save_as: checked_name(name)?,
+            fresh: false,
+        }),
+        Some(Value::Object(mut fields)) => {
+            let fresh = match fields.remove("fresh") {
+                None | Some(Value::Null) => false,
+                Some(Value::Bool(fresh)) => fresh,
+                Some(other) => {
+                    return Err(format!(
+                        "`{SCRATCHPAD_ARG}.fresh` must be true or false (got {other}). The tool \
+                         was not called."
+                    ));
+                }
+            };
+            let save_as = match fields.remove("name") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(name)) => checked_name(name)?,
+                Some(other) => {
+                    return Err(format!(
+                        "`{SCRATCHPAD_ARG}.name` must be a string, the name to save the output \
+                         under (got {other}). The tool was not called."
+                    ));
+                }
+            };
+            if let Some(unknown) = fields.keys().next() {
+                return Err(format!(
+                    "`{SCRATCHPAD_ARG}` takes a name, or {{\"name\": NAME, \"fresh\": true}}; \
+                     `{unknown}` is not one of its fields. The tool was not called."
+                ));
+            }
+            Ok(Control { save_as, fresh })
+        }
         Some(other) => Err(format!(
-            "`{SCRATCHPAD_ARG}` must be a string, the name to save the output under (got {other})"
+            "`{SCRATCHPAD_ARG}` must be a string, the name to save the output under, or \
+             {{\"fresh\": true}} (got {other}). The tool was not called."
         )),
     }
+}
+
+/// A save-as name, checked before the upstream runs so a bad name never costs a call.
+fn checked_name(name: String) -> Result<Option<String>, String> {
+    if name.is_empty() {
+        return Ok(None);
+    }
+    scratchpad_core::model::validate_name("name", &name)
+        .map(|()| Some(name))
+        .map_err(|err| {
+            format!(
+                "{}. The tool was not called: pick another `{SCRATCHPAD_ARG}` name.",
+                err.render(&Mcp)
+            )
+        })
 }
 
 /// What the proxy knows about one call when it rewrites the result.
@@ -188,8 +282,24 @@ enum Origin {
 pub fn offload_result(
     pad: &Scratchpad,
     call: &CallInfo,
-    mut result: CallToolResult,
+    result: CallToolResult,
 ) -> scratchpad_core::Result<CallToolResult> {
+    offload(pad, call, result).map(|offloaded| offloaded.result)
+}
+
+/// A rewritten result and the entries it refers to.
+#[derive(Debug, Clone)]
+pub struct Offloaded {
+    pub result: CallToolResult,
+    pub entries: Vec<StoredEntry>,
+}
+
+/// [`offload_result`], also saying which entries the result refers to.
+pub fn offload(
+    pad: &Scratchpad,
+    call: &CallInfo,
+    mut result: CallToolResult,
+) -> scratchpad_core::Result<Offloaded> {
     let is_error = result.is_error.unwrap_or(false);
     let mut parts = Vec::new();
     let mut origins = Vec::new();
@@ -318,7 +428,21 @@ pub fn offload_result(
             named.name, named.version
         )));
     }
-    Ok(result)
+    let entries = offload
+        .parts
+        .iter()
+        .filter_map(|part| match part {
+            PartOutcome::Stored(reference) => Some(&reference.entry),
+            PartOutcome::Inline | PartOutcome::SameAs(_) => None,
+        })
+        .chain(&offload.saved)
+        .map(|info| StoredEntry {
+            id: info.id.clone(),
+            name: info.name.clone(),
+            hash: info.hash.clone(),
+        })
+        .collect();
+    Ok(Offloaded { result, entries })
 }
 
 /// What stands in for a stored part: the offloaded observation as text, and a link to the entry.

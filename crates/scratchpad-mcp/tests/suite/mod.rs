@@ -1,9 +1,11 @@
 mod continuations;
 mod errors;
+mod gateway;
 mod guidance;
 mod http;
 mod proxy;
 mod resources;
+mod reuse;
 mod sessions;
 mod shared_notes;
 mod tools;

@@ -16,18 +16,19 @@ use rmcp::transport::streamable_http_server::session::local::LocalSessionManager
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ClientHandler, RoleClient, RoleServer, ServerHandler, ServiceExt as _};
 use scratchpad_core::Scratchpad;
+use scratchpad_mcp::proxy::reuse::ReusePolicy;
 use scratchpad_mcp::proxy::rewrite::{self, CallInfo};
 use scratchpad_mcp::{ProxyOptions, ProxyServer, UpstreamSpec};
 use serde_json::{Value, json};
 
 use crate::common::{log_with_error, store_url, text};
 
-fn pad() -> (Scratchpad, tempfile::TempDir) {
+pub(super) fn pad() -> (Scratchpad, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     (Scratchpad::open(&store_url(&dir)).unwrap(), dir)
 }
 
-fn object(value: Value) -> JsonObject {
+pub(super) fn object(value: Value) -> JsonObject {
     let Value::Object(map) = value else {
         panic!("not an object: {value}")
     };
@@ -43,7 +44,7 @@ fn call_info(tool: &str, save_as: Option<&str>) -> CallInfo {
     }
 }
 
-fn observation(result: &CallToolResult) -> Value {
+pub(super) fn observation(result: &CallToolResult) -> Value {
     result
         .content
         .iter()
@@ -56,7 +57,7 @@ fn observation(result: &CallToolResult) -> Value {
         .unwrap_or_else(|| panic!("no observation in {}", text(result)))
 }
 
-fn links(result: &CallToolResult) -> Vec<String> {
+pub(super) fn links(result: &CallToolResult) -> Vec<String> {
     result
         .content
         .iter()
@@ -80,7 +81,7 @@ fn a_clashing_upstream_tool_is_prefixed_and_says_so() {
         Tool::new("fetch", "Fetches", object(json!({"type": "object"}))),
     ];
     let reserved = vec!["scratchpad_read".to_owned()];
-    let (tools, map) = rewrite::rewrite_tools(tools, &reserved);
+    let (tools, map) = rewrite::rewrite_tools(tools, &reserved, &ReusePolicy::default());
     assert_eq!(tools[0].name, "upstream_scratchpad_read");
     let description = tools[0].description.as_deref().unwrap();
     assert!(
@@ -113,7 +114,7 @@ fn every_tool_gains_an_optional_scratchpad_argument_unless_it_has_its_own() {
             object(json!({"type": "object", "properties": {"scratchpad": {"type": "integer"}}})),
         ),
     ];
-    let (tools, map) = rewrite::rewrite_tools(tools, &[]);
+    let (tools, map) = rewrite::rewrite_tools(tools, &[], &ReusePolicy::default());
     let grep = &tools[0].input_schema;
     assert_eq!(grep["properties"]["scratchpad"]["type"], "string");
     assert_eq!(
@@ -161,27 +162,62 @@ fn output_schemas_accept_the_original_or_the_offloaded_observation() {
 fn the_scratchpad_argument_is_stripped_before_forwarding() {
     let mut args = object(json!({"path": "/x", "scratchpad": "kept"}));
     assert_eq!(
-        rewrite::take_save_as(false, &mut args).unwrap().as_deref(),
+        rewrite::take_control(false, &mut args)
+            .unwrap()
+            .save_as
+            .as_deref(),
         Some("kept")
     );
     assert_eq!(args, object(json!({"path": "/x"})));
     // A tool that has its own `scratchpad` argument keeps it.
     let mut args = object(json!({"scratchpad": "theirs"}));
-    assert_eq!(rewrite::take_save_as(true, &mut args).unwrap(), None);
+    assert_eq!(
+        rewrite::take_control(true, &mut args).unwrap(),
+        rewrite::Control::default()
+    );
     assert!(args.contains_key("scratchpad"));
     let mut args = object(json!({"scratchpad": 3}));
     assert!(
-        rewrite::take_save_as(false, &mut args)
+        rewrite::take_control(false, &mut args)
             .unwrap_err()
             .contains("string")
     );
     // An invalid name is refused before the call, saying what a name may be.
     let mut args = object(json!({"scratchpad": "../etc/passwd"}));
-    let refused = rewrite::take_save_as(false, &mut args).unwrap_err();
+    let refused = rewrite::take_control(false, &mut args).unwrap_err();
     assert!(
         refused.contains("A-Z a-z 0-9") && refused.contains("not called"),
         "{refused}"
     );
+}
+
+#[test]
+fn the_scratchpad_argument_also_takes_a_name_and_fresh_together() {
+    let mut args = object(json!({"q": 1, "scratchpad": {"fresh": true, "name": "kept"}}));
+    let control = rewrite::take_control(false, &mut args).unwrap();
+    assert_eq!(
+        control,
+        rewrite::Control {
+            save_as: Some("kept".into()),
+            fresh: true
+        }
+    );
+    assert_eq!(args, object(json!({"q": 1})));
+    let mut args = object(json!({"scratchpad": {"fresh": false}}));
+    assert_eq!(
+        rewrite::take_control(false, &mut args).unwrap(),
+        rewrite::Control::default()
+    );
+    for (bad, says) in [
+        (json!({"fresh": 1}), "true or false"),
+        (json!({"name": 3}), "must be a string"),
+        (json!({"fresh": true, "force": true}), "`force`"),
+        (json!({"name": "../x"}), "not called"),
+    ] {
+        let mut args = object(json!({"scratchpad": bad}));
+        let refused = rewrite::take_control(false, &mut args).unwrap_err();
+        assert!(refused.contains(says), "{bad}: {refused}");
+    }
 }
 
 // ---- results ----
@@ -408,8 +444,8 @@ fn the_threshold_decides() {
 /// An upstream with a tool that returns `lines` log lines, one with an output schema, and a tool
 /// whose name clashes with the scratchpad's. Counts calls.
 #[derive(Clone, Default)]
-struct Upstream {
-    calls: Arc<AtomicUsize>,
+pub(super) struct Upstream {
+    pub(super) calls: Arc<AtomicUsize>,
     /// Calls of `sleep` that saw their cancellation arrive.
     cancelled: Arc<AtomicUsize>,
 }
@@ -441,7 +477,12 @@ impl ServerHandler for Upstream {
                 "properties": {"content": {"type": "string"}},
                 "required": ["content"]
             })))),
-            Tool::new("scratchpad_read", "Their own read", input),
+            Tool::new("scratchpad_read", "Their own read", input.clone()),
+            Tool::new("lookup", "Looks a word up (read-only)", input).with_annotations(
+                rmcp::model::ToolAnnotations::new()
+                    .read_only(true)
+                    .idempotent(true),
+            ),
         ]))
     }
 
@@ -450,7 +491,7 @@ impl ServerHandler for Upstream {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
-        self.calls.fetch_add(1, Ordering::SeqCst);
+        let call = self.calls.fetch_add(1, Ordering::SeqCst) + 1;
         if request.name == "progress" {
             // A burst of updates, then the result at once.
             let token = context.meta.get_progress_token().expect("a progress token");
@@ -484,6 +525,19 @@ impl ServerHandler for Upstream {
                 result
             }
             "scratchpad_read" => CallToolResult::success(vec![ContentBlock::text("theirs")]),
+            // Says which call of the upstream answered, so an answer from the store shows.
+            "lookup" => match args.get("text").and_then(Value::as_str) {
+                Some("fail") => CallToolResult::error(vec![ContentBlock::text("lookup failed")]),
+                Some(word) if args.contains_key("lines") => {
+                    CallToolResult::success(vec![ContentBlock::text(format!(
+                        "{word} at upstream call {call}\n{log}"
+                    ))])
+                }
+                word => CallToolResult::success(vec![ContentBlock::text(format!(
+                    "{} at upstream call {call}",
+                    word.unwrap_or_default()
+                ))]),
+            },
             other => CallToolResult::error(vec![ContentBlock::text(format!("no tool {other}"))]),
         }
         .into())
@@ -519,7 +573,9 @@ async fn rig(lazy_tools: bool) -> Rig {
 }
 
 /// The in-process upstream on a loopback port; serves until the token is cancelled.
-async fn serve_upstream(upstream: Upstream) -> (String, tokio_util::sync::CancellationToken) {
+pub(super) async fn serve_upstream(
+    upstream: Upstream,
+) -> (String, tokio_util::sync::CancellationToken) {
     let stop = tokio_util::sync::CancellationToken::new();
     let service = StreamableHttpService::new(
         move || Ok(upstream.clone()),
@@ -539,7 +595,7 @@ async fn serve_upstream(upstream: Upstream) -> (String, tokio_util::sync::Cancel
 }
 
 /// The proxy in front of `options`' upstream, serving on the returned end of a duplex pipe.
-fn serve_proxy(pad: &Scratchpad, options: ProxyOptions) -> tokio::io::DuplexStream {
+pub(super) fn serve_proxy(pad: &Scratchpad, options: ProxyOptions) -> tokio::io::DuplexStream {
     let proxy = ProxyServer::new(pad.clone(), options);
     let (proxy_end, client_end) = tokio::io::duplex(1 << 20);
     tokio::spawn(async move {
@@ -741,7 +797,7 @@ async fn lazy_tools_appear_after_the_first_offload_with_a_list_changed() {
     assert!(names.iter().any(|n| n == "scratchpad_read"), "{names:?}");
 }
 
-async fn wait_for(counter: &AtomicUsize, at_least: usize) -> usize {
+pub(super) async fn wait_for(counter: &AtomicUsize, at_least: usize) -> usize {
     for _ in 0..200 {
         if counter.load(Ordering::SeqCst) >= at_least {
             break;

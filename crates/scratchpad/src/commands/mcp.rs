@@ -57,6 +57,7 @@ fn proxy_command(pad: Scratchpad, args: ProxyArgs) -> anyhow::Result<()> {
     options.call_timeout = std::time::Duration::from_secs(args.call_timeout.max(1));
     options.max_message_bytes = args.max_body_bytes;
     options.max_result_bytes = args.max_result_bytes;
+    options.reuse = reuse_policy(&pad, args.reuse_window, args.reuse_tools);
     scratchpad_mcp::serve_proxy_stdio(pad, options)?;
     Ok(())
 }
@@ -121,8 +122,23 @@ fn gateway_command(pad: Scratchpad, args: GatewayArgs) -> anyhow::Result<()> {
     options.startup_wait = std::time::Duration::from_secs(args.startup_wait);
     options.max_message_bytes = args.max_body_bytes;
     options.max_result_bytes = args.max_result_bytes;
+    options.reuse = reuse_policy(&pad, args.reuse_window, args.reuse_tools);
     scratchpad_mcp::serve_gateway_stdio(pad, options)?;
     Ok(())
+}
+
+/// The configuration's reuse settings with the flags': the window given replaces the configured
+/// one, the tools given are added to the configured ones.
+fn reuse_policy(
+    pad: &Scratchpad,
+    window: Option<scratchpad_core::ReuseWindow>,
+    tools: Vec<String>,
+) -> scratchpad_mcp::proxy::reuse::ReusePolicy {
+    let config = pad.config();
+    scratchpad_mcp::proxy::reuse::ReusePolicy {
+        window: window.unwrap_or(config.reuse_window).duration(),
+        tools: config.reuse_tools.iter().cloned().chain(tools).collect(),
+    }
 }
 
 /// The upstream a gateway server entry describes.

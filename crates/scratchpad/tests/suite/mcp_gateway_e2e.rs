@@ -55,6 +55,38 @@ fn python_client_reaches_every_server_behind_one_gateway_with_the_scratchpad_too
     }
 }
 
+/// The TypeScript SDK validates every structured result against its tool's output schema, so this
+/// is the client that catches a gateway listing or result a real client would refuse.
+#[test]
+fn typescript_sdk_client_lists_calls_every_server_and_reads_an_offloaded_result_back() {
+    let pad = Pad::new();
+    let dir = super::mcp_proxy_e2e::fixture_dir();
+    let root = dir.path().canonicalize().unwrap();
+    let script =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/node/strict_client.mjs");
+    let output = std::process::Command::new(node_prefix().join("node_modules/node/bin/node"))
+        .arg(script)
+        .args([
+            bin(),
+            pad.store.as_str(),
+            path_str(node_prefix()),
+            path_str(&root),
+            "gateway",
+        ])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success() && stdout.starts_with("ok gateway: "),
+        "strict_client.mjs gateway failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(
+        stdout.contains("read back (8"),
+        "the 800 KB log came back whole: {stdout}"
+    );
+}
+
 #[test]
 fn gateway_without_servers_or_with_a_bad_one_says_how_to_give_them() {
     let pad = Pad::new();

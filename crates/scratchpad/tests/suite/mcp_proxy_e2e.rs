@@ -207,6 +207,13 @@ fn proxy_without_an_upstream_or_with_a_bad_one_says_how_to_give_one() {
         help.contains("--threshold") && help.contains("--lazy-tools"),
         "{help}"
     );
+    // A reuse window that is not a duration is refused before the upstream starts, saying what is.
+    let run = pad.run(&["mcp", "proxy", "--reuse-window", "soon", "--", "true"]);
+    assert!(
+        run.code != 0 && run.stderr.contains("60s") && run.stderr.contains("`off`"),
+        "{}",
+        run.stderr
+    );
     // A URL without its scheme, and a header that is not `Name: value`, are named before any
     // connection is tried.
     let run = pad.run(&["mcp", "proxy", "--upstream-url", "localhost:3001/mcp"]);
