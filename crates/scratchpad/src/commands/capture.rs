@@ -35,6 +35,10 @@ const END: &str = "# <<< scratchpad";
 const MARKER: &[u8] = b"\0scratchpad-exit ";
 /// Digits and newline a marker's status may take after the nonce before it is taken for output.
 const STATUS_BYTES: usize = 8;
+/// The length of the line the env-file lines end the output with: the marker, a nonce of 15
+/// digits, a space, the exit status in 3 digits, a newline. Fixed, so that when the capture cannot
+/// run, `head -c -N` passes on the output without it.
+const MARKER_BYTES: usize = MARKER.len() + 15 + 1 + 3 + 1;
 /// Bytes read from the shell at a time.
 const CHUNK_BYTES: usize = 64 * 1024;
 /// Chunks queued between the reading thread and the writer: the shell blocks when they are full,
@@ -58,8 +62,10 @@ const DRAIN_WAIT: Duration = Duration::from_millis(50);
 /// (these lines, pasted into it, would match).
 ///
 /// The capture ignores the signals that stop the command (Claude Code's timeout, the user's
-/// interrupt): it ends when its input does, and stores what came. Should it fail to start or
-/// stop early, `cat` passes the rest on, so a command never writes into a closed pipe.
+/// interrupt): it ends when its input does, and stores what came. Should it fail to start (the
+/// binary removed between the check and its start) or stop early, `head` passes the rest on less
+/// the exit-status line (`cat` where `head` cannot count from the end), so a command never writes
+/// into a closed pipe.
 pub fn env_lines(program: &str, global: &str) -> String {
     let word = shell_word(program);
     format!(
@@ -69,11 +75,11 @@ if [[ -z ${{__scratchpad_capture-}} && -x {word} ]] && (( BASH_VERSINFO[0] * 100
   case ${{__scratchpad_command##*" eval '"}} in
     scratchpad[[:space:]]* | scratchpad\'* | {word}[[:space:]]* | {word}\'*) ;;
     *)
-      __scratchpad_capture=$RANDOM$RANDOM$RANDOM
-      exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || cat) 2>&1
+      printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
+      exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || {{ head -c -{MARKER_BYTES} 2>/dev/null || cat; }}) 2>&1
       __scratchpad_capture_pid=$!
       exec {{__scratchpad_capture_fd}}>&1
-      trap 'printf "\0scratchpad-exit %s %d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"' EXIT
+      trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"' EXIT
       ;;
   esac
 fi
@@ -164,7 +170,10 @@ pub fn capture(global: &GlobalArgs, args: &HooksCaptureArgs) -> anyhow::Result<u
                 let (output, status) = end.feed(&chunk);
                 sink.add(&output);
                 ended = status;
-                if sink.held_since.is_some_and(|since| since.elapsed() >= HOLD_FOR) {
+                if sink
+                    .held_since
+                    .is_some_and(|since| since.elapsed() >= HOLD_FOR)
+                {
                     sink.show_held();
                 }
             }
@@ -292,7 +301,11 @@ impl Out {
             return;
         }
         let mut stdout = std::io::stdout().lock();
-        if stdout.write_all(bytes).and_then(|()| stdout.flush()).is_err() {
+        if stdout
+            .write_all(bytes)
+            .and_then(|()| stdout.flush())
+            .is_err()
+        {
             self.gone = true;
         }
     }

@@ -361,7 +361,8 @@ fn claude_code_bash_output_goes_through_the_scratchpad_and_permissions_keep_thei
         bash("make", "cd sub && make"),
         bash("where", "pwd && ls"),
         bash("denied", "rm -rf sub"),
-        bash("unplug", "./unplug.sh"),
+        bash("unasked", "touch unasked"),
+        bash("unplug", "cd .. && ./unplug.sh"),
         bash("open", "seq 1 2000"),
         json!([{"type": "text", "text": "done"}]),
     ]);
@@ -425,8 +426,18 @@ fn claude_code_bash_output_goes_through_the_scratchpad_and_permissions_keep_thei
         "{result}"
     );
     assert!(project_dir.join("sub").exists());
+    // A command no rule allows is not allowed by the capture either.
+    assert!(
+        result["permission_denials"]
+            .to_string()
+            .contains("touch unasked"),
+        "{result}"
+    );
+    assert!(!project_dir.join("unasked").exists());
+
     // With the scratchpad gone, output passes as it is.
     let expected: Vec<String> = (1..=2_000).map(|n| n.to_string()).collect();
+    assert_eq!(shown("unplug"), "(Bash completed with no output)");
     assert_eq!(shown("open"), expected.join("\n"));
 
     // Uninstall gives the user's settings back byte for byte.

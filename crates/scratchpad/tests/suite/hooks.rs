@@ -309,7 +309,10 @@ fn the_bash_tool_keeps_small_output_and_stores_long_output() {
 
     // `cd` still moves the shell Claude Code records the directory of.
     let (out, code) = bash_tool(&pad, &env_file, &project, "cd sub && echo in | tr a-z A-Z");
-    assert_eq!((String::from_utf8(out).unwrap().as_str(), code), ("IN\n", 0));
+    assert_eq!(
+        (String::from_utf8(out).unwrap().as_str(), code),
+        ("IN\n", 0)
+    );
     let cwd = std::fs::read_to_string(pad.dir.path().join("cwd")).unwrap();
     assert_eq!(
         Path::new(cwd.trim_end()),
@@ -340,7 +343,12 @@ fn the_bash_tool_keeps_small_output_and_stores_long_output() {
     );
 
     // The scratchpad's own commands are not captured again: their output reaches the model whole.
-    let (out, _) = bash_tool(&pad, &env_file, &project, "scratchpad read bash_1 --lines 1-500");
+    let (out, _) = bash_tool(
+        &pad,
+        &env_file,
+        &project,
+        "scratchpad read bash_1 --lines 1-500",
+    );
     let out = String::from_utf8(out).unwrap();
     assert!(
         out.len() > 4_096 && out.contains("500: line 500") && !out.contains("stored it whole"),
@@ -366,7 +374,29 @@ fn the_bash_tool_output_is_unchanged_without_the_binary_or_the_store() {
     let long = "seq 1 20000; exit 4";
     let expected: String = (1..=20_000).map(|n| format!("{n}\n")).collect();
     let (out, code) = bash_tool(&pad, &env_file, pad.dir.path(), long);
-    assert_eq!((String::from_utf8(out).unwrap(), code), (expected.clone(), 4));
+    assert_eq!(
+        (String::from_utf8(out).unwrap(), code),
+        (expected.clone(), 4)
+    );
+
+    // A capture that fails as it starts (removed between the check and its start, or broken): the
+    // output passes without the exit-status line meant for it.
+    std::fs::remove_file(&env_file).unwrap();
+    start_session(&pad, &env_file, &[]);
+    let text = std::fs::read_to_string(&env_file).unwrap();
+    let bin = env!("CARGO_BIN_EXE_scratchpad");
+    let broken = text.replacen(&format!("{bin} hooks capture"), "false hooks capture", 1);
+    assert_ne!(broken, text);
+    std::fs::write(&env_file, broken).unwrap();
+    let (out, code) = bash_tool(
+        &pad,
+        &env_file,
+        pad.dir.path(),
+        "printf 'a\\0b'; seq 1 20000; exit 4",
+    );
+    let mut with_nul = b"a\0b".to_vec();
+    with_nul.extend(expected.as_bytes());
+    assert_eq!((out, code), (with_nul, 4));
 
     // A store that cannot be opened: the output is passed on whole, nothing added to it.
     std::fs::remove_file(&env_file).unwrap();
