@@ -186,7 +186,7 @@ pub fn capture(global: &GlobalArgs, args: &HooksCaptureArgs) -> anyhow::Result<u
         }
     }
     let (code, after) = match ended {
-        Some((code, after)) => (code, Some(after)),
+        Some(Ended { code, after }) => (code, Some(after)),
         None => (None, None),
     };
     sink.finish(global, code);
@@ -235,6 +235,14 @@ fn drain() {
     }
 }
 
+/// The shell's exit status (`None` if unreadable) and what came after it: output of background
+/// children still writing.
+#[derive(Debug, PartialEq, Eq)]
+struct Ended {
+    code: Option<u8>,
+    after: Vec<u8>,
+}
+
 /// Finds the shell's exit status at the end of its output: the marker, the nonce, the status.
 #[derive(Debug)]
 struct Ending {
@@ -255,7 +263,7 @@ impl Ending {
 
     /// The output in `chunk` that is surely output, and once the marker has come, the exit status
     /// (`None` if unreadable) and what followed it.
-    fn feed(&mut self, chunk: &[u8]) -> (Vec<u8>, Option<(Option<u8>, Vec<u8>)>) {
+    fn feed(&mut self, chunk: &[u8]) -> (Vec<u8>, Option<Ended>) {
         let Some(marker) = &self.marker else {
             return (chunk.to_vec(), None);
         };
@@ -269,7 +277,7 @@ impl Ending {
                     .and_then(|digits| digits.parse::<u8>().ok());
                 let after = data[status_at + newline + 1..].to_vec();
                 data.truncate(at);
-                return (data, Some((code, after)));
+                return (data, Some(Ended { code, after }));
             }
             if data.len() - status_at <= STATUS_BYTES {
                 self.carry = data.split_off(at);
@@ -526,14 +534,16 @@ fn store(
 mod tests {
     use super::*;
 
-    fn fed(nonce: &str, pieces: &[&[u8]]) -> (Vec<u8>, Option<(Option<u8>, Vec<u8>)>) {
+    fn fed(nonce: &str, pieces: &[&[u8]]) -> (Vec<u8>, Option<Ended>) {
         let mut end = Ending::new(Some(nonce));
         let mut output = Vec::new();
-        for piece in pieces {
+        for (i, piece) in pieces.iter().enumerate() {
             let (out, status) = end.feed(piece);
             output.extend(out);
-            if status.is_some() {
-                return (output, status);
+            if let Some(mut ended) = status {
+                // What follows is read after the end, as background children's output.
+                ended.after.extend(pieces[i + 1..].concat());
+                return (output, Some(ended));
             }
         }
         output.extend(std::mem::take(&mut end.carry));
@@ -546,7 +556,14 @@ mod tests {
         for cut in 0..whole.len() {
             let (output, status) = fed("42", &[&whole[..cut], &whole[cut..]]);
             assert_eq!(output, b"hi\nno newline", "cut at {cut}");
-            assert_eq!(status, Some((Some(3), b"late\n".to_vec())), "cut at {cut}");
+            assert_eq!(
+                status,
+                Some(Ended {
+                    code: Some(3),
+                    after: b"late\n".to_vec()
+                }),
+                "cut at {cut}"
+            );
         }
     }
 
