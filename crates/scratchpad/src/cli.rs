@@ -269,7 +269,10 @@ pub struct HookFile {
     The hooks use the store the scratchpad command finds on its own (SCRATCHPAD_STORE, the \
     configuration file, or the default one): the one the model's own `scratchpad` commands in its \
     shell tool see. --session is written into the hook's command; without it the hook reads the \
-    session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).",
+    session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).\n\n\
+    The SessionStart hook also sends the output of Claude Code's Bash tool through `scratchpad hooks \
+    capture` (see its --help): small output reaches the model as it was, long output as a stored \
+    entry's reference. The commands are not rewritten, so permission rules match them as before.",
     after_long_help = "Examples:\n  \
     scratchpad hooks install --client claude-code\n  \
     scratchpad --session myproject hooks install --client claude-code --scope project --dry-run\n\n\
