@@ -332,7 +332,10 @@ pub struct HooksRunArgs {
     same shell uses, and what passes on is the entry's name, its preview (notable lines with their \
     numbers, head and tail), the exit code and the `scratchpad read` command that reads on. When the \
     entry cannot be stored, the output is passed on whole and the reason goes to stderr (the env-file \
-    lines send it to /dev/null, so it never mixes with the output).\n\n\
+    lines send it to /dev/null, so it never mixes with the output). A command whose first word is \
+    `scratchpad` is not sent through it: what `scratchpad read` prints reaches the model as it is. \
+    `scratchpad hooks uninstall --client claude-code` turns it off for the sessions started after \
+    it.\n\n\
     With --marker, the input ends with a line the shell writes on exit: NUL, `scratchpad-exit`, the \
     marker, the exit status; it is taken out and the status shown with a stored output. Without it, \
     all of stdin is output.",
