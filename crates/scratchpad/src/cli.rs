@@ -231,6 +231,7 @@ pub enum HooksCommand {
     Install(HooksInstallArgs),
     Uninstall(HooksUninstallArgs),
     Run(HooksRunArgs),
+    Capture(HooksCaptureArgs),
 }
 
 /// An agent with hooks the scratchpad can go in.
@@ -268,7 +269,10 @@ pub struct HookFile {
     The hooks use the store the scratchpad command finds on its own (SCRATCHPAD_STORE, the \
     configuration file, or the default one): the one the model's own `scratchpad` commands in its \
     shell tool see. --session is written into the hook's command; without it the hook reads the \
-    session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).",
+    session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).\n\n\
+    The SessionStart hook also sends the output of Claude Code's Bash tool through `scratchpad hooks \
+    capture` (see its --help): small output reaches the model as it was, long output as a stored \
+    entry's reference. The commands are not rewritten, so permission rules match them as before.",
     after_long_help = "Examples:\n  \
     scratchpad hooks install --client claude-code\n  \
     scratchpad --session myproject hooks install --client claude-code --scope project --dry-run\n\n\
@@ -310,6 +314,43 @@ pub struct HooksRunArgs {
     /// The event
     #[arg(value_enum)]
     pub event: HookEvent,
+}
+
+/// Pass a command's output on, or store it when it is long and pass on a reference instead
+#[derive(Debug, Args)]
+#[command(
+    long_about = "Pass a command's output on, or store it when it is long and pass on a reference \
+    instead. Claude Code's Bash tool sends each command's output (stdout and stderr merged, as Claude \
+    Code shows them) through it: the SessionStart hook adds lines for that to the file Claude Code \
+    names in $CLAUDE_ENV_FILE, which it runs before every Bash command. The command itself runs \
+    unchanged in Claude Code's shell, so its exit code, working directory and interleaving are its \
+    own, and Claude Code's permission rules see it as it is.\n\n\
+    Output up to the offload threshold (`threshold_bytes`, or `[tools.bash] threshold_bytes` in the \
+    configuration file; 4,096 bytes by default) is passed on byte for byte: as it comes once it has \
+    been held a second (a slow command is seen live). Longer output is spooled to a removed temporary \
+    file, stored whole as an entry `bash_N` in the store and session the scratchpad command in the \
+    same shell uses, and what passes on is the entry's name, its preview (notable lines with their \
+    numbers, head and tail), the exit code and the `scratchpad read` command that reads on. When the \
+    entry cannot be stored, the output is passed on whole and the reason goes to stderr (the env-file \
+    lines send it to /dev/null, so it never mixes with the output). A command whose first word is \
+    `scratchpad` is not sent through it: what `scratchpad read` prints reaches the model as it is. \
+    `scratchpad hooks uninstall --client claude-code` turns it off for the sessions started after \
+    it.\n\n\
+    With --marker, the input ends with a line the shell writes on exit: NUL, `scratchpad-exit`, the \
+    marker, the exit status; it is taken out and the status shown with a stored output. Without it, \
+    all of stdin is output.",
+    after_long_help = "Examples:\n  \
+    make 2>&1 | scratchpad hooks capture\n  \
+    scratchpad --session myproject hooks capture --marker 1234 < output.txt"
+)]
+pub struct HooksCaptureArgs {
+    /// The nonce of the exit-status line the shell ends the output with
+    #[arg(long, value_name = "NONCE")]
+    pub marker: Option<String>,
+    /// Copy stdin to stdout until it ends, nothing else: what a capture leaves behind for the
+    /// background children of a command that has ended
+    #[arg(long, hide = true)]
+    pub drain: bool,
 }
 
 /// The events the scratchpad has a hook for.

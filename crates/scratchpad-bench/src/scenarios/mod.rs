@@ -2,4 +2,5 @@
 
 pub(crate) mod previews;
 pub(crate) mod reads;
+pub(crate) mod shell;
 pub(crate) mod writes;

@@ -28,6 +28,7 @@ pub fn run(global: &GlobalArgs, args: &HooksArgs) -> anyhow::Result<u8> {
             install(global, &install_args.file, install_args.command.as_deref())
         }
         HooksCommand::Uninstall(uninstall_args) => uninstall(&uninstall_args.file),
+        HooksCommand::Capture(capture_args) => super::capture::capture(global, capture_args),
         HooksCommand::Run(run_args) => {
             let event = run_args.event;
             match answer(global, event) {
@@ -181,6 +182,12 @@ fn answer(global: &GlobalArgs, event: HookEvent) -> anyhow::Result<Option<serde_
     }
     match event {
         HookEvent::SessionStart => {
+            // The Bash tool's output goes through the scratchpad even when the store cannot be
+            // opened now: each command's capture opens it again, and passes the output on whole
+            // if it still cannot.
+            if let Err(err) = add_capture_to_env_file(global) {
+                eprintln!("scratchpad SessionStart hook: {err:#}; Bash output is not captured");
+            }
             let pad = open(global)?;
             Ok(Some(json!({
                 "hookSpecificOutput": {
@@ -192,8 +199,29 @@ fn answer(global: &GlobalArgs, event: HookEvent) -> anyhow::Result<Option<serde_
     }
 }
 
+/// Adds the lines that send each Bash command's output through `hooks capture` to the file Claude
+/// Code names in `$CLAUDE_ENV_FILE` (set for SessionStart hooks only), naming this executable by
+/// its absolute path and passing on `--session` when the hook has one.
+fn add_capture_to_env_file(global: &GlobalArgs) -> anyhow::Result<()> {
+    let Some(path) = std::env::var_os("CLAUDE_ENV_FILE").filter(|path| !path.is_empty()) else {
+        return Ok(());
+    };
+    let exe = std::env::current_exe().context("cannot tell where this scratchpad executable is")?;
+    let exe = exe.to_str().ok_or_else(|| {
+        anyhow::anyhow!("this executable's path ({}) is not UTF-8", exe.display())
+    })?;
+    let flags = match &global.session {
+        Some(session) => format!(" --session {}", shell_word(session)),
+        None => String::new(),
+    };
+    super::capture::add_env_lines(
+        std::path::Path::new(&path),
+        &super::capture::env_lines(exe, &flags),
+    )
+}
+
 /// The store and session the scratchpad command itself would use with these flags.
-fn open(global: &GlobalArgs) -> anyhow::Result<Scratchpad> {
+pub(super) fn open(global: &GlobalArgs) -> anyhow::Result<Scratchpad> {
     let config = Config::load(global.config.as_deref())?;
     let session = global
         .session

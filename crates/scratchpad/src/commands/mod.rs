@@ -1,5 +1,6 @@
 //! One module per group of commands; each command is a thin call into the engine plus its output.
 
+pub mod capture;
 pub mod clients;
 pub mod history;
 pub mod hooks;

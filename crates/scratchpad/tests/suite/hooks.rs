@@ -202,3 +202,239 @@ fn session_start_fails_open_when_the_store_cannot_be_opened() {
         "{stderr}"
     );
 }
+
+/// Runs the SessionStart hook the way Claude Code does, `$CLAUDE_ENV_FILE` set; returns that file.
+fn start_session(pad: &Pad, env_file: &Path, args: &[&str]) {
+    let mut all = args.to_vec();
+    all.extend(["hooks", "run", "session-start"]);
+    let run = pad
+        .command(&all)
+        .env("CLAUDE_ENV_FILE", env_file)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(run.status.success());
+    assert!(
+        run.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+}
+
+/// What Claude Code's Bash tool runs for `command` (its script, as 2.1.332 writes it): the env file
+/// pasted in, the command evaluated, the working directory kept for the next command. Returns the
+/// merged output and the exit code.
+fn bash_tool(pad: &Pad, env_file: &Path, cwd: &Path, command: &str) -> (Vec<u8>, i32) {
+    bash_tool_on(&pad.store, pad, env_file, cwd, command)
+}
+
+/// [`bash_tool`] with `store` in `SCRATCHPAD_STORE`.
+fn bash_tool_on(
+    store: &str,
+    pad: &Pad,
+    env_file: &Path,
+    cwd: &Path,
+    command: &str,
+) -> (Vec<u8>, i32) {
+    let quoted = command.replace('\'', r"'\''");
+    let cwd_file = pad.dir.path().join("cwd");
+    let script = format!(
+        "true && {}\n: && eval '{quoted}' < /dev/null && pwd -P >| {}",
+        std::fs::read_to_string(env_file).unwrap(),
+        cwd_file.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &format!("{script} 2>&1")])
+        .env_clear()
+        .env("PATH", path_with_scratchpad())
+        .env("HOME", pad.dir.path())
+        .env("XDG_CONFIG_HOME", pad.dir.path().join("config"))
+        .env("SCRATCHPAD_STORE", store)
+        .current_dir(cwd)
+        .output()
+        .unwrap();
+    (out.stdout, out.status.code().unwrap_or(-1))
+}
+
+/// `PATH` with the scratchpad under test first, as `scratchpad` in the model's shell.
+fn path_with_scratchpad() -> String {
+    format!(
+        "{}:{}",
+        Path::new(env!("CARGO_BIN_EXE_scratchpad"))
+            .parent()
+            .unwrap()
+            .display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+#[test]
+fn session_start_adds_the_capture_to_the_env_file_once() {
+    let pad = Pad::new();
+    let env_file = pad.dir.path().join("env.sh");
+    std::fs::write(&env_file, "export FROM_ANOTHER_HOOK=1").unwrap();
+    start_session(&pad, &env_file, &[]);
+    let once = std::fs::read_to_string(&env_file).unwrap();
+    assert!(
+        once.starts_with("export FROM_ANOTHER_HOOK=1\n# >>> scratchpad:"),
+        "{once}"
+    );
+    assert!(once.contains(env!("CARGO_BIN_EXE_scratchpad")), "{once}");
+    // resume, clear, compact: the same lines are not added again.
+    start_session(&pad, &env_file, &[]);
+    assert_eq!(std::fs::read_to_string(&env_file).unwrap(), once);
+    // Another session given at install replaces them.
+    start_session(&pad, &env_file, &["--session", "web"]);
+    let web = std::fs::read_to_string(&env_file).unwrap();
+    assert_eq!(web.matches("# >>> scratchpad:").count(), 1, "{web}");
+    assert!(web.contains(" --session web hooks capture"), "{web}");
+}
+
+#[test]
+fn the_bash_tool_keeps_small_output_and_stores_long_output() {
+    let pad = Pad::new();
+    let env_file = pad.dir.path().join("env.sh");
+    start_session(&pad, &env_file, &[]);
+    let project = pad.dir.path().join("project");
+    std::fs::create_dir_all(project.join("sub")).unwrap();
+
+    // Small output: byte for byte, stderr interleaved, no final newline, exit code kept.
+    let small = "printf 'ünïcode \"quoted\" $HOME\\n'; echo err >&2; cat <<'X'\nheredoc 'line'\nX\nprintf 'no newline'; exit 3";
+    let (out, code) = bash_tool(&pad, &env_file, &project, small);
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "ünïcode \"quoted\" $HOME\nerr\nheredoc 'line'\nno newline"
+    );
+    assert_eq!(code, 3);
+
+    // `cd` still moves the shell Claude Code records the directory of.
+    let (out, code) = bash_tool(&pad, &env_file, &project, "cd sub && echo in | tr a-z A-Z");
+    assert_eq!(
+        (String::from_utf8(out).unwrap().as_str(), code),
+        ("IN\n", 0)
+    );
+    let cwd = std::fs::read_to_string(pad.dir.path().join("cwd")).unwrap();
+    assert_eq!(
+        Path::new(cwd.trim_end()),
+        project.join("sub").canonicalize().unwrap()
+    );
+
+    // Long output of a failing command: stored, and the model sees the reference instead.
+    let (out, code) = bash_tool(
+        &pad,
+        &env_file,
+        &project,
+        "seq 1 100000 | sed 's/^/line /'; echo 'ERROR: the end' >&2; exit 3",
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, 3);
+    assert!(out.len() < 4_000, "{out}");
+    assert!(
+        out.contains("stored it whole as `bash_1` (text, 1,088,910 bytes, 100,001 lines)")
+            && out.contains("ERROR: the end")
+            && out.contains("[exit code 3]")
+            && out.contains("scratchpad read bash_1"),
+        "{out}"
+    );
+    let read = pad.ok(&["read", "bash_1", "--lines", "99999-100001"]);
+    assert!(
+        read.contains(" 99999: line 99999\n100000: line 100000\n100001: ERROR: the end"),
+        "{read}"
+    );
+
+    // The scratchpad's own commands are not captured again: their output reaches the model whole.
+    let (out, _) = bash_tool(
+        &pad,
+        &env_file,
+        &project,
+        "scratchpad read bash_1 --lines 1-500",
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.len() > 4_096 && out.contains("500: line 500") && !out.contains("stored it whole"),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_bash_tool_output_is_unchanged_without_the_binary_or_the_store() {
+    let pad = Pad::new();
+    let env_file = pad.dir.path().join("env.sh");
+    // Lines naming a scratchpad that is gone do nothing.
+    std::fs::write(
+        &env_file,
+        std::fs::read_to_string({
+            start_session(&pad, &env_file, &[]);
+            &env_file
+        })
+        .unwrap()
+        .replace(env!("CARGO_BIN_EXE_scratchpad"), "/nonexistent/scratchpad"),
+    )
+    .unwrap();
+    let long = "seq 1 20000; exit 4";
+    let expected: String = (1..=20_000).map(|n| format!("{n}\n")).collect();
+    let (out, code) = bash_tool(&pad, &env_file, pad.dir.path(), long);
+    assert_eq!(
+        (String::from_utf8(out).unwrap(), code),
+        (expected.clone(), 4)
+    );
+
+    // A capture that fails as it starts (removed between the check and its start, or broken): the
+    // output passes without the exit-status line meant for it.
+    std::fs::remove_file(&env_file).unwrap();
+    start_session(&pad, &env_file, &[]);
+    let text = std::fs::read_to_string(&env_file).unwrap();
+    let bin = env!("CARGO_BIN_EXE_scratchpad");
+    let broken = text.replacen(&format!("{bin} hooks capture"), "false hooks capture", 1);
+    assert_ne!(broken, text);
+    std::fs::write(&env_file, broken).unwrap();
+    let (out, code) = bash_tool(
+        &pad,
+        &env_file,
+        pad.dir.path(),
+        "printf 'a\\0b'; seq 1 20000; exit 4",
+    );
+    let mut with_nul = b"a\0b".to_vec();
+    with_nul.extend(expected.as_bytes());
+    assert_eq!((out, code), (with_nul, 4));
+
+    // A store that cannot be opened: the output is passed on whole, nothing added to it.
+    std::fs::remove_file(&env_file).unwrap();
+    start_session(&pad, &env_file, &[]);
+    let unopenable = pad.dir.path().join("not-a-db");
+    std::fs::create_dir_all(unopenable.join("pad.db")).unwrap();
+    let broken = format!("sqlite://{}/pad.db", unopenable.display());
+    let (out, code) = bash_tool_on(&broken, &pad, &env_file, pad.dir.path(), long);
+    assert_eq!((String::from_utf8(out).unwrap(), code), (expected, 4));
+}
+
+#[test]
+fn capture_passes_small_input_through_and_stores_long_input() {
+    let pad = Pad::new();
+    let small = b"a\0b \xff\n\0scratchpad-exit 9 1\nno";
+    let out = pad.run_stdin(&["hooks", "capture"], small).ok();
+    assert_eq!(out.stdout_bytes, small);
+    let out = pad
+        .run_stdin(&["hooks", "capture", "--marker", "9"], small)
+        .ok();
+    assert_eq!(out.stdout_bytes, b"a\0b \xff\nno");
+
+    let long = crate::common::log(10_000);
+    let mut input = long.clone().into_bytes();
+    input.extend(b"\0scratchpad-exit 77 2\n");
+    let out = pad
+        .run_stdin(
+            &["--session", "web", "hooks", "capture", "--marker", "77"],
+            &input,
+        )
+        .ok()
+        .stdout;
+    assert!(
+        out.contains("stored it whole as `bash_1`")
+            && out.contains("[exit code 2]")
+            && out.contains("scratchpad --session web read bash_1"),
+        "{out}"
+    );
+    let stored = pad.ok(&["--session", "web", "read", "bash_1", "--full", "--raw"]);
+    assert_eq!(stored, long);
+}
