@@ -129,10 +129,25 @@ pub(crate) fn fragment(class: &LineClass, line: &[u8]) -> Option<Fragment> {
         }
         How::Label => {
             let word = escape(span);
+            // Where the label stands, when that is a compiler's: at the start of the line
+            // (`error: could not compile`) or right after a location (`main.c:12:5: error:`).
+            // Elsewhere `error:` also names metrics and quotes (`loss: 0.6 - error: 0.2`), which
+            // a bare `\berror:` would find by the hundred, pushing the events out of the reply.
+            let before = &line[..start];
+            let anchor = if start == 0 {
+                "^"
+            } else if before.ends_with(b": ")
+                && before.len() >= 3
+                && before[before.len() - 3].is_ascii_digit()
+            {
+                r"\d: "
+            } else {
+                r"\b"
+            };
             let regex = match line.get(end) {
-                Some(b'[') => format!(r"\b{word}\["),
-                Some(b' ') => format!(r"\b{word} [A-Z]+\d+:"),
-                _ => format!(r"\b{word}:"),
+                Some(b'[') => format!(r"{anchor}{word}\["),
+                Some(b' ') => format!(r"{anchor}{word} [A-Z]+\d+:"),
+                _ => format!(r"{anchor}{word}:"),
             };
             Fragment::new(regex).lower(span)
         }
@@ -339,6 +354,9 @@ mod tests {
             "{\"PRIORITY\":\"3\",\"MESSAGE\":\"x\"}",
             "error[E0308]: mismatched types",
             "src/a.ts(3,5): error TS2322: Type",
+            "main.c:12:5: error: expected ';' before '}' token",
+            "mypy.py:3: error: Incompatible types in assignment",
+            "cargo: error: no such command",
             "foo.c:1:10: fatal error: bar.h: No such file",
             "5m          Warning   BackOff   pod/api-1   Back-off",
             "E/AndroidRuntime( 1234): FATAL EXCEPTION: main",
