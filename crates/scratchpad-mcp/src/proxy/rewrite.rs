@@ -97,8 +97,10 @@ scratchpad_read or pass it to another tool as {{scratchpad:NAME}}. Not sent to t
 const NAME_PATTERN: &str = "^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$";
 
 /// Adds the optional `scratchpad` property; false when the tool already has one of its own. With
-/// `fresh`, the property also takes `{"fresh": true, "name": …}`: call the tool even though a
-/// recent identical call's result could answer.
+/// `fresh`, the property also takes an object (`{"fresh": true, "name": …}`: call the tool even
+/// though a recent identical call's result could answer). Only the type says so: the reply that
+/// was answered from a stored result spells the object out, which is when a model needs it, so
+/// no definition grows by a sentence that every turn would pay for.
 pub fn add_scratchpad_arg(schema: &mut JsonObject, fresh: bool) -> bool {
     let properties = schema
         .entry("properties")
@@ -109,30 +111,16 @@ pub fn add_scratchpad_arg(schema: &mut JsonObject, fresh: bool) -> bool {
     if properties.contains_key(SCRATCHPAD_ARG) {
         return false;
     }
-    let property = if fresh {
-        json!({
-            "description": format!("{SAVE_AS_DESCRIPTION} A recent identical call is answered \
-                from its stored result; {{\"fresh\": true}} (with an optional \"name\") calls the \
-                tool again."),
-            "anyOf": [
-                {"type": "string", "pattern": NAME_PATTERN},
-                {
-                    "type": "object",
-                    "properties": {
-                        "name": {"type": "string", "pattern": NAME_PATTERN},
-                        "fresh": {"type": "boolean"}
-                    },
-                    "additionalProperties": false
-                }
-            ]
-        })
+    let kind = if fresh {
+        json!(["string", "object"])
     } else {
-        json!({
-            "type": "string",
-            "description": SAVE_AS_DESCRIPTION,
-            "pattern": NAME_PATTERN
-        })
+        json!("string")
     };
+    let property = json!({
+        "type": kind,
+        "description": SAVE_AS_DESCRIPTION,
+        "pattern": NAME_PATTERN
+    });
     properties.insert(SCRATCHPAD_ARG.to_owned(), property);
     schema
         .entry("type")
