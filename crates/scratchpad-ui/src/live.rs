@@ -9,6 +9,7 @@ use std::time::Duration;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use scratchpad_core::Scratchpad;
+use scratchpad_core::store::Watch;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -42,10 +43,13 @@ impl Live {
             seq: Arc::new(AtomicU64::new(0)),
             shutdown,
         };
+        // The first watch starts here, not in the thread: a write made once the server is up is
+        // then always after its starting point (a thread slow to start would count it as old).
+        let first = pad.watch();
         let watcher = live.clone();
         let spawned = std::thread::Builder::new()
             .name("scratchpad-ui-watch".into())
-            .spawn(move || watcher.watch(&pad));
+            .spawn(move || watcher.watch(&pad, first));
         if let Err(err) = spawned {
             tracing::warn!(
                 "cannot start watching the store ({err}); pages will not update by themselves"
@@ -59,10 +63,11 @@ impl Live {
         self.shutdown.cancel();
     }
 
-    fn watch(&self, pad: &Scratchpad) {
+    fn watch(&self, pad: &Scratchpad, first: scratchpad_core::Result<Box<dyn Watch>>) {
         let running = || !self.stopped.load(Ordering::Relaxed) && !self.shutdown.is_cancelled();
+        let mut first = Some(first);
         while running() {
-            let mut watch = match pad.watch() {
+            let mut watch = match first.take().unwrap_or_else(|| pad.watch()) {
                 Ok(watch) => watch,
                 Err(err) => {
                     tracing::warn!("cannot watch the store for changes: {err}");
