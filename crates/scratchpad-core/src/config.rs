@@ -326,20 +326,24 @@ impl Serialize for Retention {
     }
 }
 
+/// A duration setting as its text, whether the file wrote it as a string or a bare number of
+/// seconds (`keep_removed = 0` is as natural as `keep_removed = "0"`).
+fn duration_text<'de, D: serde::Deserializer<'de>>(d: D) -> std::result::Result<String, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Text(String),
+        Seconds(i64),
+    }
+    Ok(match Written::deserialize(d)? {
+        Written::Text(text) => text,
+        Written::Seconds(n) => n.to_string(),
+    })
+}
+
 impl<'de> Deserialize<'de> for Retention {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        /// `keep_removed = 0` is as natural as `keep_removed = "0"`.
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Text(String),
-            Seconds(i64),
-        }
-        let text = match Written::deserialize(d)? {
-            Written::Text(text) => text,
-            Written::Seconds(n) => n.to_string(),
-        };
-        text.parse().map_err(serde::de::Error::custom)
+        duration_text(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 
@@ -413,18 +417,8 @@ impl Serialize for ReuseWindow {
 
 impl<'de> Deserialize<'de> for ReuseWindow {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
-        /// `reuse_window = 0` is as natural as `reuse_window = "off"`.
-        #[derive(Deserialize)]
-        #[serde(untagged)]
-        enum Written {
-            Text(String),
-            Seconds(i64),
-        }
-        let text = match Written::deserialize(d)? {
-            Written::Text(text) => text,
-            Written::Seconds(n) => n.to_string(),
-        };
-        text.parse().map_err(serde::de::Error::custom)
+        // `reuse_window = 0` is as natural as `reuse_window = "off"`.
+        duration_text(d)?.parse().map_err(serde::de::Error::custom)
     }
 }
 

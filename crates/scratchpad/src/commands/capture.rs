@@ -491,7 +491,7 @@ fn store(
     code: Option<u8>,
     fresh_line: bool,
 ) -> anyhow::Result<String> {
-    let pad = super::hooks::open(global)?;
+    let pad = super::open_for_hook(global)?;
     spool.file.seek(SeekFrom::Start(0))?;
     let info = pad.put_file(
         &mut spool.file,

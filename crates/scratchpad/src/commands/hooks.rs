@@ -10,7 +10,7 @@ use std::io::{IsTerminal as _, Read as _, Write as _};
 use anyhow::Context as _;
 use scratchpad::client_config::hooks::{self, Hook};
 use scratchpad::client_config::{Client, Scope, Verdict};
-use scratchpad_core::{Config, DEFAULT_SESSION, EntryInfo, ListFilter, Scratchpad};
+use scratchpad_core::{DEFAULT_SESSION, EntryInfo, ListFilter, Scratchpad};
 use serde_json::json;
 
 use super::clients::{Target, scratchpad_command};
@@ -188,7 +188,7 @@ fn answer(global: &GlobalArgs, event: HookEvent) -> anyhow::Result<Option<serde_
             if let Err(err) = add_capture_to_env_file(global) {
                 eprintln!("scratchpad SessionStart hook: {err:#}; Bash output is not captured");
             }
-            let pad = open(global)?;
+            let pad = super::open_for_hook(global)?;
             Ok(Some(json!({
                 "hookSpecificOutput": {
                     "hookEventName": name(event),
@@ -218,17 +218,6 @@ fn add_capture_to_env_file(global: &GlobalArgs) -> anyhow::Result<()> {
         std::path::Path::new(&path),
         &super::capture::env_lines(exe, &flags),
     )
-}
-
-/// The store and session the scratchpad command itself would use with these flags.
-pub(super) fn open(global: &GlobalArgs) -> anyhow::Result<Scratchpad> {
-    let config = Config::load(global.config.as_deref())?;
-    let session = global
-        .session
-        .clone()
-        .or_else(|| config.session.clone())
-        .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
-    Ok(Scratchpad::open_with(global.store(), config)?.with_session(&session)?)
 }
 
 /// A few lines: where notes and outputs are kept, how to reach them, and the pinned entries.

@@ -15,10 +15,11 @@ pub mod ui;
 
 use std::io::Write as _;
 
-use scratchpad_core::{EntryInfo, Ttl, hint};
+use scratchpad_core::{Config, DEFAULT_SESSION, EntryInfo, Scratchpad, Ttl, hint};
 use serde_json::json;
 
 use crate::Ctx;
+use crate::cli::GlobalArgs;
 use crate::format::stored_line;
 
 /// `--ttl DURATION|never` → the engine's lifetime; absent keeps the engine's default.
@@ -52,4 +53,16 @@ pub fn print_preview_and_hint(ctx: &mut Ctx, info: &EntryInfo) -> anyhow::Result
     }
     writeln!(ctx.out, "{}", hint(info).render(&ctx.shell))?;
     Ok(())
+}
+
+/// The store and session the scratchpad command itself would use with these flags, for what a
+/// client's hook runs (the session start, the Bash capture) outside the usual command context.
+pub fn open_for_hook(global: &GlobalArgs) -> anyhow::Result<Scratchpad> {
+    let config = Config::load(global.config.as_deref())?;
+    let session = global
+        .session
+        .clone()
+        .or_else(|| config.session.clone())
+        .unwrap_or_else(|| DEFAULT_SESSION.to_owned());
+    Ok(Scratchpad::open_with(global.store(), config)?.with_session(&session)?)
 }
