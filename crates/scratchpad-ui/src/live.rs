@@ -9,7 +9,6 @@ use std::time::Duration;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::Stream;
 use scratchpad_core::Scratchpad;
-use scratchpad_core::store::Watch;
 use tokio::sync::broadcast;
 use tokio_util::sync::CancellationToken;
 
@@ -20,6 +19,8 @@ const WAIT: Duration = Duration::from_millis(500);
 const COALESCE: Duration = Duration::from_millis(250);
 /// After the watch failed (a lost PostgreSQL connection), how long before it starts again.
 const RETRY: Duration = Duration::from_secs(1);
+/// How long starting the server waits for the store's first watch.
+const FIRST_WATCH: Duration = Duration::from_secs(5);
 /// A comment line that keeps idle connections (and proxies between) from closing them.
 const KEEP_ALIVE: Duration = Duration::from_secs(15);
 
@@ -43,17 +44,23 @@ impl Live {
             seq: Arc::new(AtomicU64::new(0)),
             shutdown,
         };
-        // The first watch starts here, not in the thread: a write made once the server is up is
-        // then always after its starting point (a thread slow to start would count it as old).
-        let first = pad.watch();
+        // The server answers only once the first watch has its starting point: a thread slow to
+        // start would otherwise count a write made meanwhile as old, and no page would hear of it.
+        // (It is taken in the thread because a PostgreSQL watch cannot be opened on the server's
+        // runtime.)
+        let (started, first_watch) = std::sync::mpsc::channel();
         let watcher = live.clone();
         let spawned = std::thread::Builder::new()
             .name("scratchpad-ui-watch".into())
-            .spawn(move || watcher.watch(&pad, first));
-        if let Err(err) = spawned {
-            tracing::warn!(
+            .spawn(move || watcher.watch(&pad, &started));
+        match spawned {
+            Ok(_) => {
+                // A store that takes longer than this to answer is watched when it does.
+                let _ = first_watch.recv_timeout(FIRST_WATCH);
+            }
+            Err(err) => tracing::warn!(
                 "cannot start watching the store ({err}); pages will not update by themselves"
-            );
+            ),
         }
         live
     }
@@ -63,11 +70,13 @@ impl Live {
         self.shutdown.cancel();
     }
 
-    fn watch(&self, pad: &Scratchpad, first: scratchpad_core::Result<Box<dyn Watch>>) {
+    fn watch(&self, pad: &Scratchpad, started: &std::sync::mpsc::Sender<()>) {
         let running = || !self.stopped.load(Ordering::Relaxed) && !self.shutdown.is_cancelled();
-        let mut first = Some(first);
         while running() {
-            let mut watch = match first.take().unwrap_or_else(|| pad.watch()) {
+            let watch = pad.watch();
+            // Whether it opened or not, the server need not wait any longer.
+            let _ = started.send(());
+            let mut watch = match watch {
                 Ok(watch) => watch,
                 Err(err) => {
                     tracing::warn!("cannot watch the store for changes: {err}");
