@@ -29,8 +29,10 @@ mod collect;
 mod commit;
 mod content;
 mod history;
+mod listing;
 mod removed;
 mod search;
+mod totals;
 use content::ContentWriter;
 use history::{
     Dropped, change_lease, check_lease, drop_versions, find_lease, release_blobs, version_from_row,
@@ -605,25 +607,6 @@ fn kind_column(row: &dyn Row, column: usize) -> Result<Kind, Fail> {
     })
 }
 
-/// Per-kind totals from `kind, COUNT(*), pinned, bytes, preview bytes` at `first`.
-fn kind_totals(row: &dyn Row, first: usize) -> Result<KindTotals, Fail> {
-    Ok(KindTotals {
-        kind: kind_column(row, first)?,
-        entries: row.count(first + 1)?,
-        pinned: row.count(first + 2)?,
-        bytes: row.count(first + 3)?,
-        preview_bytes: row.count(first + 4)?,
-    })
-}
-
-/// The columns [`kind_totals`] reads, for `FROM entries e`.
-macro_rules! kind_totals_columns {
-    () => {
-        "e.kind, COUNT(*), SUM(CASE WHEN e.pinned THEN 1 ELSE 0 END), \
-         CAST(COALESCE(SUM(e.bytes), 0) AS BIGINT), CAST(COALESCE(SUM(length(e.preview)), 0) AS BIGINT)"
-    };
-}
-
 impl<B: Backend> Store for SqlStore<B> {
     fn begin_blob(&self) -> Result<Box<dyn BlobWriter + '_>> {
         Ok(Box::new(ContentWriter::new(self)))
@@ -742,132 +725,11 @@ impl<B: Backend> Store for SqlStore<B> {
         limit: usize,
         now: i64,
     ) -> Result<Page> {
-        let limit = limit.clamp(1, 1000);
-        let cursor = cursor.map(Cursor::parse).transpose()?;
-        let prefix = filter
-            .prefix
-            .as_deref()
-            .map(|p| format!("{}%", escape_like(p)));
-        let mut sql = concat!(select_entries!(), " WHERE e.session = ?2 AND ", live!()).to_owned();
-        let mut params = vec![Param::Int(now), Param::Text(session)];
-        /// Appends a condition whose `??` are the next placeholders, bound to `values`.
-        fn clause<'a>(
-            sql: &mut String,
-            params: &mut Vec<Param<'a>>,
-            text: &str,
-            values: &[Param<'a>],
-        ) {
-            let mut text = text.to_owned();
-            for value in values {
-                params.push(*value);
-                text = text.replacen("??", &format!("?{}", params.len()), 1);
-            }
-            sql.push_str(&text);
-        }
-        match cursor {
-            Some(Cursor::After(updated, row)) => clause(
-                &mut sql,
-                &mut params,
-                " AND (e.updated_at, e.rowid) < (??, ??)",
-                &[Param::Int(updated), Param::Int(row)],
-            ),
-            Some(Cursor::Before(updated, row)) => clause(
-                &mut sql,
-                &mut params,
-                " AND (e.updated_at, e.rowid) > (??, ??)",
-                &[Param::Int(updated), Param::Int(row)],
-            ),
-            None => {}
-        }
-        if let Some(kind) = filter.kind {
-            clause(
-                &mut sql,
-                &mut params,
-                " AND e.kind = ??",
-                &[Param::Text(kind.as_str())],
-            );
-        }
-        if let Some(prefix) = &prefix {
-            clause(
-                &mut sql,
-                &mut params,
-                &format!(" AND e.name {} ?? ESCAPE '\\'", self.dialect().ilike),
-                &[Param::Text(prefix)],
-            );
-        }
-        if let Some(tool) = &filter.tool {
-            clause(
-                &mut sql,
-                &mut params,
-                " AND e.tool = ??",
-                &[Param::Text(tool)],
-            );
-        }
-        if let Some(pinned) = filter.pinned {
-            clause(
-                &mut sql,
-                &mut params,
-                " AND e.pinned = ??",
-                &[Param::Bool(pinned)],
-            );
-        }
-        if let Some(turn) = &filter.turn {
-            clause(
-                &mut sql,
-                &mut params,
-                " AND e.turn = ??",
-                &[Param::Text(turn)],
-            );
-        }
-        if let Some(author) = &filter.author {
-            clause(
-                &mut sql,
-                &mut params,
-                " AND e.author = ??",
-                &[Param::Text(author)],
-            );
-        }
-        // One row more than the page says whether another page follows (or, going back, comes
-        // before).
-        let before = matches!(cursor, Some(Cursor::Before(..)));
-        clause(
-            &mut sql,
-            &mut params,
-            if before {
-                " ORDER BY e.updated_at ASC, e.rowid ASC LIMIT ??"
-            } else {
-                " ORDER BY e.updated_at DESC, e.rowid DESC LIMIT ??"
-            },
-            &[Param::count(limit as u64 + 1)],
-        );
-        let rows = self.read(|c| c.rows(&sql, &params, entry_from_row))?;
-        if !before {
-            return Ok(Page::from_rows(rows, limit, cursor.is_some()));
-        }
-        if rows.len() <= limit {
-            // Back at the top, where fewer rows than a page are left: the first page, whole, so
-            // that pages keep their size and their boundaries going forward again.
-            return self.list(session, filter, None, limit, now);
-        }
-        Ok(Page::from_rows_before(rows, limit))
+        self.list_entries(session, filter, cursor, limit, now)
     }
 
     fn recent_names(&self, session: &str, limit: usize, now: i64) -> Result<Vec<String>> {
-        self.read(|c| {
-            c.rows(
-                concat!(
-                    "SELECT e.name FROM entries e WHERE e.session = ?2 AND ",
-                    live!(),
-                    " ORDER BY e.updated_at DESC LIMIT ?3"
-                ),
-                &[
-                    Param::Int(now),
-                    Param::Text(session),
-                    Param::count(limit as u64),
-                ],
-                |r| r.text(0),
-            )
-        })
+        self.recent_entry_names(session, limit, now)
     }
 
     fn search(
@@ -927,41 +789,11 @@ impl<B: Backend> Store for SqlStore<B> {
     }
 
     fn totals(&self, session: &str, now: i64) -> Result<Vec<KindTotals>> {
-        self.read(|c| {
-            c.rows(
-                concat!(
-                    "SELECT ",
-                    kind_totals_columns!(),
-                    " FROM entries e WHERE e.session = ?2 AND ",
-                    live!(),
-                    " GROUP BY e.kind"
-                ),
-                &[Param::Int(now), Param::Text(session)],
-                |r| kind_totals(r, 0),
-            )
-        })
+        self.kind_totals_of(session, now)
     }
 
     fn session_totals(&self, now: i64) -> Result<Vec<SessionKindTotals>> {
-        self.read(|c| {
-            c.rows(
-                concat!(
-                    "SELECT e.session, MAX(e.updated_at), ",
-                    kind_totals_columns!(),
-                    " FROM entries e WHERE ",
-                    live!(),
-                    " GROUP BY e.session, e.kind ORDER BY e.session"
-                ),
-                &[Param::Int(now)],
-                |r| {
-                    Ok(SessionKindTotals {
-                        session: r.text(0)?,
-                        last_changed: r.int(1)?,
-                        totals: kind_totals(r, 2)?,
-                    })
-                },
-            )
-        })
+        self.session_kind_totals(now)
     }
 
     fn record_usage(&self, event: &UsageEvent) -> Result<()> {
@@ -971,42 +803,11 @@ impl<B: Backend> Store for SqlStore<B> {
     }
 
     fn usage(&self, session: Option<&str>, bucket_ms: i64) -> Result<Vec<UsageBucket>> {
-        let bucket_ms = bucket_ms.max(1);
-        self.read(|c| {
-            c.rows(
-                "SELECT (at / ?2) * ?2 AS bucket, tool, kind, event, COUNT(*), \
-                 CAST(SUM(content_bytes) AS BIGINT), CAST(SUM(shown_bytes) AS BIGINT) FROM usage \
-                 WHERE CAST(?1 AS TEXT) IS NULL OR session = ?1 \
-                 GROUP BY bucket, tool, kind, event ORDER BY bucket, tool, kind, event",
-                &[Param::OptText(session), Param::Int(bucket_ms)],
-                |r| {
-                    let event = r.text(3)?;
-                    Ok(UsageBucket {
-                        start: r.int(0)?,
-                        tool: r.opt_text(1)?,
-                        kind: kind_column(r, 2)?,
-                        event: UsageKind::parse(&event).ok_or_else(|| {
-                            Fail::App(Error::Storage(format!(
-                                "a usage line of an unknown event `{event}`; the store is damaged"
-                            )))
-                        })?,
-                        count: r.count(4)?,
-                        content_bytes: r.count(5)?,
-                        shown_bytes: r.count(6)?,
-                    })
-                },
-            )
-        })
+        self.usage_buckets(session, bucket_ms)
     }
 
     fn usage_span(&self, session: Option<&str>) -> Result<Option<(i64, i64)>> {
-        self.read(|c| {
-            c.one(
-                "SELECT MIN(at), MAX(at) FROM usage WHERE CAST(?1 AS TEXT) IS NULL OR session = ?1",
-                &[Param::OptText(session)],
-                |r| Ok(r.opt_int(0)?.zip(r.opt_int(1)?)),
-            )
-        })
+        self.usage_time_span(session)
     }
 
     fn watch(&self) -> Result<Box<dyn Watch>> {
