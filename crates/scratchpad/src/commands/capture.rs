@@ -54,8 +54,9 @@ const DRAIN_WAIT: Duration = Duration::from_millis(50);
 
 /// The lines `$CLAUDE_ENV_FILE` gets: run the command's output through `program hooks capture`
 /// when `program` is executable and the shell a bash that can wait for a process substitution
-/// (5.1 and later), unless the command itself is a scratchpad command (its output reaches the
-/// model as it is). `global` are the flags written before `hooks capture` (`--session NAME`).
+/// (5.1 and later), unless the command runs a scratchpad command, first or after `;`, `&&`, `|`,
+/// `(` or a newline (`cd x && scratchpad read …`): a read's output reaches the model as it is,
+/// never stored again. `global` are the flags written before `hooks capture` (`--session NAME`).
 ///
 /// Claude Code 2.1.332 pastes the env file into the script it runs, before `eval '<COMMAND>'`:
 /// the command is what follows the script's last ` eval '`, never a match anywhere in the script
@@ -73,7 +74,8 @@ pub fn env_lines(program: &str, global: &str) -> String {
 if [[ -z ${{__scratchpad_capture-}} && -x {word} ]] && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
   __scratchpad_command=${{BASH_EXECUTION_STRING-}}
   case ${{__scratchpad_command##*" eval '"}} in
-    scratchpad[[:space:]]* | scratchpad\'* | {word}[[:space:]]* | {word}\'*) ;;
+    scratchpad[[:space:]]* | scratchpad\'* | {word}[[:space:]]* | {word}\'* | \
+      *[\;\&\|\($'\n']scratchpad[[:space:]]* | *[\;\&\|\($'\n'][[:space:]]scratchpad[[:space:]]*) ;;
     *)
       printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
       exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || {{ head -c -{MARKER_BYTES} 2>/dev/null || cat; }}) 2>&1

@@ -354,6 +354,26 @@ fn the_bash_tool_keeps_small_output_and_stores_long_output() {
         out.len() > 4_096 && out.contains("500: line 500") && !out.contains("stored it whole"),
         "{out}"
     );
+    // Nor when they come later in the command line; a mere mention of the word is captured.
+    let (out, _) = bash_tool(
+        &pad,
+        &env_file,
+        &project,
+        "cd sub && scratchpad read bash_1 --lines 1-500",
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("500: line 500") && !out.contains("stored it whole"),
+        "{out}"
+    );
+    let (out, _) = bash_tool(
+        &pad,
+        &env_file,
+        &project,
+        "seq 1 2000 | sed 's/$/ scratchpad/'",
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert!(out.contains("stored it whole as `bash_2`"), "{out}");
 }
 
 #[test]
