@@ -64,6 +64,7 @@ pub use read::{GrepLine, READ_TIMEOUT, ReadMode, ReadReply, Stop};
 pub use scratchpad::{
     DEFAULT_SESSION, DiffOptions, EDIT_MAX_BYTES, EditOutcome, PutOptions, Scratchpad,
     SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage, WriteOptions, check_store_url,
+    sqlite_store_file,
 };
 pub use store::{
     CheckReport, GcReport, ListFilter, Page, SearchHit, USAGE_KEEP_ROWS, UsageBucket, UsageKind,

@@ -240,6 +240,11 @@ pub enum HookClient {
     /// Claude Code: ~/.claude/settings.json (user), .claude/settings.json (project)
     #[value(alias = "claude")]
     ClaudeCode,
+    /// Gemini CLI: ~/.gemini/settings.json and .env (user), .gemini/ in the project (project)
+    #[value(alias = "gemini-cli")]
+    Gemini,
+    /// Codex: ~/.codex/config.toml (user; $CODEX_HOME moves it), .codex/config.toml (project)
+    Codex,
 }
 
 /// The agent's settings file one command edits.
@@ -270,14 +275,29 @@ pub struct HookFile {
     configuration file, or the default one): the one the model's own `scratchpad` commands in its \
     shell tool see. --session is written into the hook's command; without it the hook reads the \
     session those commands read (SCRATCHPAD_SESSION, the configuration file, or `default`).\n\n\
-    The SessionStart hook also sends the output of Claude Code's Bash tool through `scratchpad hooks \
-    capture` (see its --help): small output reaches the model as it was, long output as a stored \
-    entry's reference. The commands are not rewritten, so permission rules match them as before.",
+    What each agent gets:\n  \
+    claude-code  a SessionStart hook: on startup, resume, /clear and compaction it tells the model, in \
+    a few lines, where its notes are and lists the pinned ones, and it sends the output of the Bash \
+    tool through `scratchpad hooks capture` (see its --help) by lines it adds to $CLAUDE_ENV_FILE.\n  \
+    gemini       the same SessionStart hook in settings.json; the output of run_shell_command goes \
+    through the capture by BASH_ENV, set in the .env file beside settings.json to the capture lines \
+    written there as scratchpad-bash-env.sh. Gemini CLI reads that .env only in trusted folders, and \
+    only when the project has no .gemini/.env or .env of its own (add the BASH_ENV line there then).\n  \
+    codex        exec_command's output through the capture: config.toml gets [shell_environment_policy] \
+    set.BASH_ENV, naming scratchpad-bash-env.sh written beside it, and for a SQLite store its \
+    directory in [sandbox_workspace_write] writable_roots, so that sandboxed commands can store.\n\n\
+    Small output reaches the model as it was, long output as a stored entry's reference. The \
+    commands are never rewritten, so permission rules and allow lists match them as before. A \
+    BASH_ENV the user set already is never replaced: install refuses and says so.",
     after_long_help = "Examples:\n  \
     scratchpad hooks install --client claude-code\n  \
-    scratchpad --session myproject hooks install --client claude-code --scope project --dry-run\n\n\
+    scratchpad --session myproject hooks install --client claude-code --scope project --dry-run\n  \
+    scratchpad hooks install --client gemini\n  \
+    scratchpad hooks install --client codex --dry-run\n\n\
     Settings files (--scope user; --scope project, in the current directory):\n  \
-    claude-code     ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set); .claude/settings.json"
+    claude-code     ~/.claude/settings.json ($CLAUDE_CONFIG_DIR if set); .claude/settings.json\n  \
+    gemini          ~/.gemini/settings.json and ~/.gemini/.env; .gemini/settings.json and .gemini/.env\n  \
+    codex           ~/.codex/config.toml ($CODEX_HOME if set); .codex/config.toml"
 )]
 pub struct HooksInstallArgs {
     #[command(flatten)]
@@ -290,9 +310,10 @@ pub struct HooksInstallArgs {
 /// Remove the hooks that `hooks install` added
 #[derive(Debug, Args)]
 #[command(
-    long_about = "Remove the scratchpad's hooks, and nothing else: after install then uninstall the \
-    file is byte for byte what it was (a file install created is removed). The old file is copied \
-    to FILE.scratchpad-backup-TIMESTAMP first.",
+    long_about = "Remove the scratchpad's hooks and settings, and nothing else: after install then \
+    uninstall each file is byte for byte what it was (a file install created is removed, and so is \
+    the scratchpad-bash-env.sh it wrote). The old file is copied to FILE.scratchpad-backup-TIMESTAMP \
+    first.",
     after_long_help = "Example:\n  \
     scratchpad hooks uninstall --client claude-code --scope project"
 )]
@@ -320,11 +341,12 @@ pub struct HooksRunArgs {
 #[derive(Debug, Args)]
 #[command(
     long_about = "Pass a command's output on, or store it when it is long and pass on a reference \
-    instead. Claude Code's Bash tool sends each command's output (stdout and stderr merged, as Claude \
-    Code shows them) through it: the SessionStart hook adds lines for that to the file Claude Code \
-    names in $CLAUDE_ENV_FILE, which it runs before every Bash command. The command itself runs \
-    unchanged in Claude Code's shell, so its exit code, working directory and interleaving are its \
-    own, and Claude Code's permission rules see it as it is.\n\n\
+    instead. The shell tools of Claude Code, Gemini CLI and Codex send each command's output \
+    (stdout and stderr merged, as the agent shows them) through it once `hooks install` has set \
+    them up: lines run by the agent's shell before the command (from $CLAUDE_ENV_FILE for Claude \
+    Code, from BASH_ENV for the others) redirect it. The command itself runs unchanged in the \
+    agent's shell, so its exit code, working directory and interleaving are its own, and the \
+    agent's permission rules see it as it is.\n\n\
     Output up to the offload threshold (`threshold_bytes`, or `[tools.bash] threshold_bytes` in the \
     configuration file; 4,096 bytes by default) is passed on byte for byte: as it comes once it has \
     been held a second (a slow command is seen live). Longer output is spooled to a removed temporary \
@@ -332,10 +354,10 @@ pub struct HooksRunArgs {
     same shell uses, and what passes on is the entry's name, its preview (notable lines with their \
     numbers, head and tail), the exit code and the `scratchpad read` command that reads on. When the \
     entry cannot be stored, the output is passed on whole and the reason goes to stderr (the env-file \
-    lines send it to /dev/null, so it never mixes with the output). A command whose first word is \
-    `scratchpad` is not sent through it: what `scratchpad read` prints reaches the model as it is. \
-    `scratchpad hooks uninstall --client claude-code` turns it off for the sessions started after \
-    it.\n\n\
+    lines send it to /dev/null, so it never mixes with the output). A command that runs \
+    `scratchpad` (first, or after ;, &&, |, ( or a line break) is not sent through it: what \
+    `scratchpad read` prints reaches the model as it is. `scratchpad hooks uninstall --client NAME` \
+    turns it off for the sessions started after it.\n\n\
     With --marker, the input ends with a line the shell writes on exit: NUL, `scratchpad-exit`, the \
     marker, the exit status; it is taken out and the status shown with a stored output. Without it, \
     all of stdin is output.",
@@ -356,7 +378,8 @@ pub struct HooksCaptureArgs {
 /// The events the scratchpad has a hook for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum HookEvent {
-    /// Claude Code's SessionStart: startup, resume, /clear and compaction
+    /// SessionStart (Claude Code: startup, resume, /clear and compaction; Gemini CLI: startup,
+    /// resume and /clear)
     SessionStart,
 }
 

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 
 pub use history::DiffOptions;
-pub use open::check_store_url;
+pub use open::{check_store_url, sqlite_store_file};
 pub use reading::{SessionStats, SessionSummary, Stats, USAGE_BUCKETS, Usage};
 pub use write::{EDIT_MAX_BYTES, EditOutcome, PutOptions, WriteOptions};
 

@@ -31,6 +31,19 @@ pub fn check_store_url(url: &str) -> Result<()> {
     }
 }
 
+/// The file of the SQLite store `url` names (the default store's for `None`), or `None` for a
+/// PostgreSQL one; nothing is opened or created. For a command that must let another program write
+/// the store's directory.
+pub fn sqlite_store_file(url: Option<&str>) -> Result<Option<std::path::PathBuf>> {
+    let Some(url) = url else {
+        return Ok(Some(default_store_path()));
+    };
+    Ok(match parse_store_url(url)? {
+        StoreUrl::Sqlite(path) => Some(path),
+        StoreUrl::Postgres(_) => None,
+    })
+}
+
 /// A mistyped explicit path should fail, not quietly start an empty store somewhere new.
 fn check_sqlite_dir(path: &std::path::Path) -> Result<()> {
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty())

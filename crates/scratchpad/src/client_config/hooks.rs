@@ -1,5 +1,5 @@
-//! Adding the scratchpad's hooks to Claude Code's settings file (`hooks` → event → list of matcher
-//! groups), and removing exactly those again.
+//! Adding the scratchpad's hooks to an agent's settings file (`hooks` → event → list of matcher
+//! groups, as Claude Code and Gemini CLI both write them), and removing exactly those again.
 //!
 //! Each hook is one group `{"hooks": [{"type": "command", "command": "… hooks run EVENT"}]}`
 //! appended to its event's list. What install creates (the `hooks` object, an event's list) is
@@ -13,20 +13,25 @@ use super::install::{insert_member, item_range, member_range};
 use super::tree::{self, Edits, Node};
 use super::{Client, Outcome, Refusal, Scope, Verdict, finish, parse};
 
-/// The key Claude Code keeps its hooks under, at the top level of a settings file.
+/// The key the agents keep their hooks under, at the top level of a settings file.
 const HOOKS_KEY: &str = "hooks";
 
 /// One hook install writes: the event it runs on and the command line it runs.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Hook {
-    /// Claude Code's name for the event (`SessionStart`).
+    /// The agent's name for the event (`SessionStart`).
     pub event: &'static str,
     pub command: String,
 }
 
-/// Claude Code's settings file for a scope: `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR` moves
-/// it), or the project's `.claude/settings.json`, which is shared through the repository.
-pub fn settings_path(scope: Scope, project: &Path) -> anyhow::Result<PathBuf> {
+/// The settings file of `client` (Claude Code or Gemini CLI) for a scope: Claude Code's
+/// `~/.claude/settings.json` (`$CLAUDE_CONFIG_DIR` moves it) or the project's
+/// `.claude/settings.json`, shared through the repository; Gemini CLI keeps its hooks in the file
+/// that holds its servers.
+pub fn settings_path(client: Client, scope: Scope, project: &Path) -> anyhow::Result<PathBuf> {
+    if client != Client::ClaudeCode {
+        return client.path(scope, project);
+    }
     Ok(match scope {
         Scope::User => match std::env::var_os("CLAUDE_CONFIG_DIR").filter(|v| !v.is_empty()) {
             Some(dir) => PathBuf::from(dir).join("settings.json"),
@@ -44,13 +49,13 @@ pub fn settings_path(scope: Scope, project: &Path) -> anyhow::Result<PathBuf> {
 /// The text of a settings file install creates from nothing.
 pub const CREATED_FILE: &str = "{\n}\n";
 
-/// Adds `hooks` to Claude Code's settings `text` (`None`: no file yet).
-pub fn install(text: Option<&str>, hooks: &[Hook]) -> Result<Outcome, Refusal> {
+/// Adds `hooks` to the settings `text` of `client` (`None`: no file yet).
+pub fn install(client: Client, text: Option<&str>, hooks: &[Hook]) -> Result<Outcome, Refusal> {
     let original = text.unwrap_or(CREATED_FILE);
     let mut text = original.to_owned();
     let mut report = Vec::new();
     for hook in hooks {
-        let doc = parse(Client::ClaudeCode, &text)?;
+        let doc = parse(client, &text)?;
         match add(&doc, hook)? {
             Some(edits) => {
                 text = finish(&doc, &edits)?;
@@ -69,7 +74,7 @@ pub fn install(text: Option<&str>, hooks: &[Hook]) -> Result<Outcome, Refusal> {
         });
     }
     // Offered only if uninstall gives the file back exactly.
-    let back = uninstall(&text)?.change.ok();
+    let back = uninstall(client, &text)?.change.ok();
     if back.as_deref() != Some(original) {
         return Err(Refusal::Unsupported(
             "uninstall could not give this file back byte for byte after adding the hooks (an \
@@ -83,14 +88,14 @@ pub fn install(text: Option<&str>, hooks: &[Hook]) -> Result<Outcome, Refusal> {
     })
 }
 
-/// Takes every hook of the scratchpad's out of Claude Code's settings `text`.
-pub fn uninstall(text: &str) -> Result<Outcome, Refusal> {
+/// Takes every hook of the scratchpad's out of the settings `text` of `client`.
+pub fn uninstall(client: Client, text: &str) -> Result<Outcome, Refusal> {
     let mut text = text.to_owned();
     let mut report = Vec::new();
     // One hook at a time, parsing again after each: removals cascade (group, then an event list
     // left empty, then a `hooks` object left empty) and must not overlap.
     loop {
-        let doc = parse(Client::ClaudeCode, &text)?;
+        let doc = parse(client, &text)?;
         let Some((event, edits)) = remove_one(&doc)? else {
             break;
         };
@@ -219,7 +224,7 @@ fn ours<'n>(group: &'n Node, event: &str) -> Option<&'n str> {
     (is_scratchpad(program) && command.contains(&suffix)).then_some(command)
 }
 
-/// The name `scratchpad hooks run` takes for a Claude Code event: `SessionStart` → `session-start`.
+/// The name `scratchpad hooks run` takes for an agent's event: `SessionStart` → `session-start`.
 pub fn event_flag(event: &str) -> String {
     let mut flag = String::new();
     for (i, c) in event.chars().enumerate() {
@@ -289,7 +294,11 @@ mod tests {
     }
 
     fn installed(text: Option<&str>) -> String {
-        match install(text, &start("scratchpad hooks run session-start")) {
+        match install(
+            Client::ClaudeCode,
+            text,
+            &start("scratchpad hooks run session-start"),
+        ) {
             Ok(Outcome {
                 change: Ok(new), ..
             }) => new,
@@ -298,7 +307,7 @@ mod tests {
     }
 
     fn removed(text: &str) -> String {
-        match uninstall(text) {
+        match uninstall(Client::ClaudeCode, text) {
             Ok(Outcome {
                 change: Ok(new), ..
             }) => new,
@@ -327,12 +336,17 @@ mod tests {
         assert_eq!(removed(&new), text);
         // Installed twice, it is there once.
         assert!(matches!(
-            install(Some(&new), &start("scratchpad hooks run session-start")),
+            install(
+                Client::ClaudeCode,
+                Some(&new),
+                &start("scratchpad hooks run session-start")
+            ),
             Ok(Outcome { change: Err(_), .. })
         ));
         // The same hook with another command is not installed over it.
         assert!(
             install(
+                Client::ClaudeCode,
                 Some(&new),
                 &start("/opt/scratchpad hooks run session-start")
             )
@@ -357,6 +371,7 @@ mod tests {
     fn what_is_not_a_hooks_object_is_refused() {
         assert!(
             install(
+                Client::ClaudeCode,
                 Some("{\"hooks\": []}"),
                 &start("scratchpad hooks run session-start")
             )
@@ -364,19 +379,27 @@ mod tests {
         );
         assert!(
             install(
+                Client::ClaudeCode,
                 Some("{\"hooks\": {\"SessionStart\": {}}}"),
                 &start("scratchpad hooks run session-start")
             )
             .is_err()
         );
-        assert!(install(Some("{"), &start("scratchpad hooks run session-start")).is_err());
+        assert!(
+            install(
+                Client::ClaudeCode,
+                Some("{"),
+                &start("scratchpad hooks run session-start")
+            )
+            .is_err()
+        );
     }
 
     #[test]
     fn a_hook_of_another_program_is_not_taken_out() {
         let text = "{\"hooks\": {\"SessionStart\": [{\"hooks\": [{\"type\": \"command\", \"command\": \"other hooks run session-start\"}]}]}}";
         assert!(matches!(
-            uninstall(text),
+            uninstall(Client::ClaudeCode, text),
             Ok(Outcome { change: Err(_), .. })
         ));
         assert_eq!(event_flag("SessionStart"), "session-start");

@@ -5,6 +5,7 @@
 //! Every change is an edit of tokens in the file's text (`tree::Edits`), never a re-serialisation,
 //! so comments, key order, indentation and line endings stay as the user left them.
 
+pub mod bash_env;
 mod client;
 mod doc;
 mod entry;

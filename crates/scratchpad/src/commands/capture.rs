@@ -27,15 +27,15 @@ use crate::speak::{Shell, shell_word};
 /// The tool name captured outputs are stored under: names are `bash_N`, and `[tools.bash]
 /// threshold_bytes` in the configuration file sets the size above which they are stored.
 pub const TOOL: &str = "bash";
-/// Where the env-file lines begin and end: a session start finds its own lines by these.
-const BEGIN: &str = "# >>> scratchpad: Bash output through `scratchpad hooks capture`";
+/// Where the capture lines begin and end: a session start finds its own lines by these.
+const BEGIN: &str = "# >>> scratchpad:";
 const END: &str = "# <<< scratchpad";
 /// What the shell writes, followed by its nonce, a space, the exit status and a newline, as the
 /// last thing it sends: the NUL keeps it from ever being a line of text a command prints.
 const MARKER: &[u8] = b"\0scratchpad-exit ";
 /// Digits and newline a marker's status may take after the nonce before it is taken for output.
 const STATUS_BYTES: usize = 8;
-/// The length of the line the env-file lines end the output with: the marker, a nonce of 15
+/// The length of the line the capture lines end the output with: the marker, a nonce of 15
 /// digits, a space, the exit status in 3 digits, a newline. Fixed, so that when the capture cannot
 /// run, `head -c -N` passes on the output without it.
 const MARKER_BYTES: usize = MARKER.len() + 15 + 1 + 3 + 1;
@@ -52,41 +52,132 @@ const HOLD_FOR: Duration = Duration::from_millis(1_000);
 /// hours, and must not die of a closed pipe when it next writes.
 const DRAIN_WAIT: Duration = Duration::from_millis(50);
 
-/// The lines `$CLAUDE_ENV_FILE` gets: run the command's output through `program hooks capture`
-/// when `program` is executable and the shell a bash that can wait for a process substitution
-/// (5.1 and later), unless the command runs a scratchpad command, first or after `;`, `&&`, `|`,
-/// `(` or a newline (`cd x && scratchpad read …`): a read's output reaches the model as it is,
-/// never stored again. `global` are the flags written before `hooks capture` (`--session NAME`).
+/// The agents whose shell tool the capture lines can tell apart from every other bash, each by
+/// the script it runs the model's command in (as the pinned versions the tests run write it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Agent {
+    /// Claude Code pastes the lines (from `$CLAUDE_ENV_FILE`) into the script of each Bash
+    /// command, before `eval '<COMMAND>'`: the command is what follows the script's last ` eval '`,
+    /// never a match anywhere in the script (these lines, pasted into it, would match).
+    ClaudeCode,
+    /// Gemini CLI runs `bash -c` on a script that starts with `shopt -u promptvars` and runs the
+    /// command in a subshell, on the line after the subshell's `trap … EXIT`; bash reads the
+    /// lines from `BASH_ENV`, set in Gemini CLI's `.env` file. The command's own EXIT traps live in
+    /// that subshell, so they never replace the capture's.
+    Gemini,
+    /// Codex runs `bash -lc <COMMAND>`, or once its shell snapshot is made, a wrapper that sources
+    /// the snapshot and `exec`s `bash -c <COMMAND>` (the wrapper names `__CODEX_SNAPSHOT_`
+    /// variables; it must keep `BASH_ENV` for the shell it execs, and redirect nothing, since its
+    /// EXIT trap dies with the exec). Bash reads the lines from `BASH_ENV`, set by Codex's
+    /// `[shell_environment_policy]`; the command's shell has `CODEX_THREAD_ID`.
+    Codex,
+}
+
+impl Agent {
+    fn title(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "Claude Code's Bash",
+            Agent::Gemini => "Gemini CLI's run_shell_command",
+            Agent::Codex => "Codex's exec_command",
+        }
+    }
+
+    fn flag(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "claude-code",
+            Agent::Gemini => "gemini",
+            Agent::Codex => "codex",
+        }
+    }
+
+    /// The test that this bash runs the model's command for this agent.
+    fn guard(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => "-z ${__scratchpad_capture-}",
+            Agent::Gemini => {
+                r#"-z ${__scratchpad_capture-} && ${GEMINI_CLI-} == 1 && ${BASH_EXECUTION_STRING-} == "shopt -u promptvars"*"#
+            }
+            Agent::Codex => {
+                "-z ${__scratchpad_capture-} && -n ${CODEX_THREAD_ID-} && -n ${BASH_EXECUTION_STRING-} \
+      && ${BASH_EXECUTION_STRING} != *__CODEX_SNAPSHOT_*"
+            }
+        }
+    }
+
+    /// The shell lines that set `__scratchpad_command` to the model's command (and what follows it).
+    fn command(self) -> &'static str {
+        match self {
+            Agent::ClaudeCode => {
+                r#"__scratchpad_command=${BASH_EXECUTION_STRING-}
+    __scratchpad_command=${__scratchpad_command##*" eval '"}"#
+            }
+            Agent::Gemini => r"__scratchpad_command=${BASH_EXECUTION_STRING#*$'EXIT\n'}",
+            Agent::Codex => "__scratchpad_command=$BASH_EXECUTION_STRING",
+        }
+    }
+
+    /// Whether bash reads the lines from `BASH_ENV`: then every bash the command starts would read
+    /// them again, so the shell that captures takes `BASH_ENV` out of its children's environment.
+    fn through_bash_env(self) -> bool {
+        match self {
+            Agent::ClaudeCode => false,
+            Agent::Gemini | Agent::Codex => true,
+        }
+    }
+}
+
+/// The lines that send the output of `agent`'s shell tool through `program hooks capture`, when
+/// `program` can be run and the shell is a bash that can wait for a process substitution (5.1 and
+/// later), unless the command runs a scratchpad command, first or after `;`, `&&`, `|`, `(` or a
+/// newline (`cd x && scratchpad read …`): a read's output reaches the model as it is, never stored
+/// again. `global` are the flags written before `hooks capture` (`--session NAME`). Where
+/// `scratchpad` is not on the shell's `PATH`, it is made a function running `program`, so that the
+/// `scratchpad read …` the reference suggests works.
 ///
-/// Claude Code 2.1.332 pastes the env file into the script it runs, before `eval '<COMMAND>'`:
-/// the command is what follows the script's last ` eval '`, never a match anywhere in the script
-/// (these lines, pasted into it, would match).
-///
-/// The capture ignores the signals that stop the command (Claude Code's timeout, the user's
+/// The capture ignores the signals that stop the command (the agent's timeout, the user's
 /// interrupt): it ends when its input does, and stores what came. Should it fail to start (the
 /// binary removed between the check and its start) or stop early, `head` passes the rest on less
 /// the exit-status line (`cat` where `head` cannot count from the end), so a command never writes
 /// into a closed pipe.
-pub fn env_lines(program: &str, global: &str) -> String {
+pub fn env_lines(agent: Agent, program: &str, global: &str) -> String {
     let word = shell_word(program);
+    let (present, function) = if program.contains('/') {
+        (
+            format!("[[ -x {word} ]]"),
+            format!("\n    command -v scratchpad >/dev/null || scratchpad() {{ {word} \"$@\"; }}"),
+        )
+    } else {
+        (format!("command -v {word} >/dev/null"), String::new())
+    };
+    let unset = if agent.through_bash_env() {
+        "\n  unset BASH_ENV"
+    } else {
+        ""
+    };
     format!(
-        r#"{BEGIN} (`scratchpad hooks uninstall --client claude-code` turns it off for new sessions)
-if [[ -z ${{__scratchpad_capture-}} && -x {word} ]] && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
-  __scratchpad_command=${{BASH_EXECUTION_STRING-}}
-  case ${{__scratchpad_command##*" eval '"}} in
-    scratchpad[[:space:]]* | scratchpad\'* | {word}[[:space:]]* | {word}\'* | \
-      *[\;\&\|\($'\n']scratchpad[[:space:]]* | *[\;\&\|\($'\n'][[:space:]]scratchpad[[:space:]]*) ;;
-    *)
-      printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
-      exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || {{ head -c -{MARKER_BYTES} 2>/dev/null || cat; }}) 2>&1
-      __scratchpad_capture_pid=$!
-      exec {{__scratchpad_capture_fd}}>&1
-      trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"' EXIT
-      ;;
-  esac
+        r#"{BEGIN} {title} output through `scratchpad hooks capture` (`scratchpad hooks uninstall --client {flag}` turns it off for new sessions)
+if [[ {guard} ]]; then{unset}
+  if {present} && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then{function}
+    {command}
+    case $__scratchpad_command in
+      scratchpad[[:space:]]* | scratchpad\'* | {word}[[:space:]]* | {word}\'* | \
+        *[\;\&\|\($'\n']scratchpad[[:space:]]* | *[\;\&\|\($'\n'][[:space:]]scratchpad[[:space:]]*) ;;
+      *)
+        printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
+        exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || {{ head -c -{MARKER_BYTES} 2>/dev/null || cat; }}) 2>&1
+        __scratchpad_capture_pid=$!
+        exec {{__scratchpad_capture_fd}}>&1
+        trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"' EXIT
+        ;;
+    esac
+  fi
 fi
 {END}
-"#
+"#,
+        title = agent.title(),
+        flag = agent.flag(),
+        guard = agent.guard(),
+        command = agent.command(),
     )
 }
 
@@ -583,14 +674,14 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("env");
         std::fs::write(&path, "export A=1").unwrap();
-        let lines = env_lines("/opt/bin/scratchpad", "");
+        let lines = env_lines(Agent::ClaudeCode, "/opt/bin/scratchpad", "");
         add_env_lines(&path, &lines).unwrap();
         add_env_lines(&path, &lines).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             format!("export A=1\n{lines}")
         );
-        let other = env_lines("/usr/bin/scratchpad", " --session x");
+        let other = env_lines(Agent::ClaudeCode, "/usr/bin/scratchpad", " --session x");
         add_env_lines(&path, &other).unwrap();
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),

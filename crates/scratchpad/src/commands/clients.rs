@@ -24,6 +24,8 @@ pub(super) struct Target {
     pub(super) client: Client,
     pub(super) file: ConfigFile,
     pub(super) dry_run: bool,
+    /// A `.env` file of the client's rather than its configuration: a dry run masks its values.
+    dotenv: bool,
 }
 
 impl Target {
@@ -45,6 +47,15 @@ impl Target {
             client,
             file: ConfigFile::locate(shown)?,
             dry_run,
+            dotenv: false,
+        })
+    }
+
+    /// The `.env` file at `shown`, which `client` reads its environment from.
+    pub(super) fn dotenv(client: Client, shown: PathBuf, dry_run: bool) -> anyhow::Result<Self> {
+        Ok(Self {
+            dotenv: true,
+            ..Self::at(client, shown, dry_run)?
         })
     }
 
@@ -84,7 +95,13 @@ impl Target {
     ) -> anyhow::Result<()> {
         if self.dry_run {
             let show = |text: Option<&str>| {
-                text.map_or_else(String::new, |t| client_config::shown(self.client, t))
+                text.map_or_else(String::new, |t| {
+                    if self.dotenv {
+                        client_config::bash_env::shown_dotenv(t)
+                    } else {
+                        client_config::shown(self.client, t)
+                    }
+                })
             };
             let (old_shown, new_shown) = (show(old), show(new));
             let diff = similar::TextDiff::from_lines(&old_shown, &new_shown);

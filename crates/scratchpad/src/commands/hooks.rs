@@ -5,14 +5,16 @@
 //! `scratchpad::client_config::hooks`'. `run` is what the agent starts on each event: it must
 //! never stop the agent, so every failure is said on stderr and answered with nothing.
 
-use std::io::{IsTerminal as _, Read as _, Write as _};
+use std::io::{IsTerminal as _, Read as _, Write};
+use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 use scratchpad::client_config::hooks::{self, Hook};
-use scratchpad::client_config::{Client, Scope, Verdict};
+use scratchpad::client_config::{Client, Outcome, Scope, Verdict, bash_env};
 use scratchpad_core::{DEFAULT_SESSION, EntryInfo, ListFilter, Scratchpad};
 use serde_json::json;
 
+use super::capture::{Agent, env_lines};
 use super::clients::{Target, scratchpad_command};
 use crate::cli::{GlobalArgs, HookClient, HookEvent, HookFile, HooksArgs, HooksCommand};
 use crate::speak::shell_word;
@@ -51,18 +53,36 @@ fn name(event: HookEvent) -> &'static str {
     }
 }
 
+/// The agent a `--client` names, and how its shell is told apart.
+fn agent(file: &HookFile) -> (Client, Agent) {
+    match file.client {
+        HookClient::ClaudeCode => (Client::ClaudeCode, Agent::ClaudeCode),
+        HookClient::Gemini => (Client::Gemini, Agent::Gemini),
+        HookClient::Codex => (Client::Codex, Agent::Codex),
+    }
+}
+
+/// The file install edits first: the settings file with the hooks (Claude Code, Gemini CLI) or
+/// Codex's config.toml. Its directory gets the other files.
 fn target(file: &HookFile) -> anyhow::Result<Target> {
-    let client = match file.client {
-        HookClient::ClaudeCode => Client::ClaudeCode,
-    };
+    let (client, _) = agent(file);
     let path = match &file.config {
         Some(path) => path.clone(),
         None => {
             let project = std::env::current_dir().context("cannot read the current directory")?;
-            hooks::settings_path(file.scope, &project)?
+            hooks::settings_path(client, file.scope, &project)?
         }
     };
     Target::at(client, path, file.dry_run)
+}
+
+/// A file beside the target's.
+fn beside(target: &Target, name: &str) -> PathBuf {
+    target
+        .file
+        .shown
+        .parent()
+        .map_or_else(|| PathBuf::from(name), |dir| dir.join(name))
 }
 
 /// The flags that point a follow-up command at the same file.
@@ -76,97 +96,297 @@ fn same_file_flags(file: &HookFile) -> String {
 
 fn install(global: &GlobalArgs, file: &HookFile, command: Option<&str>) -> anyhow::Result<u8> {
     let program = scratchpad_command(command, file.scope)?;
-    let mut line = shell_word(&program);
+    let mut session_flags = String::new();
     if let Some(session) = &global.session {
         scratchpad_core::model::validate_name("session", session)
             .map_err(|err| anyhow::anyhow!("{err}; nothing was written"))?;
-        line.push_str(&format!(" --session {}", shell_word(session)));
+        session_flags = format!(" --session {}", shell_word(session));
     }
-    let wanted = [Hook {
-        event: name(HookEvent::SessionStart),
-        command: format!(
-            "{line} hooks run {}",
-            hooks::event_flag(name(HookEvent::SessionStart))
-        ),
-    }];
+    let (_, agent) = agent(file);
     let target = target(file)?;
-    let _lock = target.take(true)?;
-    let (old, content) = target.read()?;
-    let outcome =
-        hooks::install(content.as_deref(), &wanted).map_err(|refusal| target.refused(&refusal))?;
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "{} settings: {}",
-        target.client.title(),
-        target.shown()
-    )?;
-    let new = match outcome.change {
-        Ok(new) => new,
-        Err(why) => {
-            writeln!(out, "nothing to change: {why}")?;
-            return Ok(0);
+    match agent {
+        Agent::ClaudeCode => add_hooks(&target, &program, &session_flags, &mut out)?,
+        Agent::Gemini => {
+            add_hooks(&target, &program, &session_flags, &mut out)?;
+            let lines = write_lines(&target, agent, &program, &session_flags, None, &mut out)?;
+            let dotenv = Target::dotenv(target.client, beside(&target, ".env"), target.dry_run)?;
+            let _lock = dotenv.take(true)?;
+            let (old, _) = dotenv.read()?;
+            let outcome = bash_env::install_dotenv(old.as_deref(), &lines)
+                .map_err(|refusal| dotenv.refused(&refusal))?;
+            commit(&dotenv, "environment", old.as_deref(), outcome, &mut out)?;
         }
-    };
-    for (event, verdict) in &outcome.servers {
-        match verdict {
-            Verdict::Changed(_) => {
-                let command = wanted
-                    .iter()
-                    .find(|hook| hook.event == event)
-                    .map_or("", |hook| hook.command.as_str());
-                writeln!(out, "  added      {event} hook ({command})")?;
-            }
-            Verdict::Left(why) => writeln!(out, "  left alone {event} hook: {why}")?,
+        Agent::Codex => {
+            let root = writable_root(global, file, target.dry_run)?;
+            let lines = write_lines(
+                &target,
+                agent,
+                &program,
+                &session_flags,
+                root.as_deref(),
+                &mut out,
+            )?;
+            let _lock = target.take(true)?;
+            let (old, content) = target.read()?;
+            let wanted = bash_env::CodexEnv {
+                lines_file: &lines,
+                writable_root: root.as_deref(),
+            };
+            let outcome = bash_env::install_codex(content.as_deref(), wanted)
+                .map_err(|refusal| target.refused(&refusal))?;
+            commit(&target, "configuration", old.as_deref(), outcome, &mut out)?;
         }
     }
-    target.commit(&mut out, old.as_deref(), Some(&new))?;
     if !target.dry_run {
         writeln!(
             out,
-            "new {} sessions run it; `scratchpad hooks uninstall --client claude-code{}` takes it \
-             out again",
+            "new {} sessions run it; `scratchpad hooks uninstall --client {}{}` takes it out again",
             target.client.title(),
+            target.client.flag(),
             same_file_flags(file)
         )?;
     }
     Ok(0)
 }
 
+/// Adds the SessionStart hook to the settings file of the target.
+fn add_hooks(
+    target: &Target,
+    program: &str,
+    session_flags: &str,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    let event = name(HookEvent::SessionStart);
+    let wanted = [Hook {
+        event,
+        command: format!(
+            "{}{session_flags} hooks run {}",
+            shell_word(program),
+            hooks::event_flag(event)
+        ),
+    }];
+    let _lock = target.take(true)?;
+    let (old, content) = target.read()?;
+    let outcome = hooks::install(target.client, content.as_deref(), &wanted)
+        .map_err(|refusal| target.refused(&refusal))?;
+    let outcome = Outcome {
+        servers: outcome
+            .servers
+            .into_iter()
+            .map(|(event, verdict)| {
+                let verdict = match verdict {
+                    Verdict::Changed(_) => Verdict::Changed(format!(
+                        "added      {event} hook ({})",
+                        wanted[0].command.as_str()
+                    )),
+                    Verdict::Left(why) => Verdict::Left(format!("{event} hook: {why}")),
+                };
+                (event, verdict)
+            })
+            .collect(),
+        ..outcome
+    };
+    commit(target, "settings", old.as_deref(), outcome, out)
+}
+
+/// Says what an edit of the target does (each change a line of its own, as the outcome words it),
+/// and writes it (prints it, for a dry run).
+fn commit(
+    target: &Target,
+    what: &str,
+    old: Option<&str>,
+    outcome: Outcome,
+    out: &mut impl Write,
+) -> anyhow::Result<()> {
+    writeln!(out, "{} {what}: {}", target.client.title(), target.shown())?;
+    let new = match outcome.change {
+        Ok(new) => new,
+        Err(why) => {
+            writeln!(out, "  nothing to change: {why}")?;
+            return Ok(());
+        }
+    };
+    for (_, verdict) in &outcome.servers {
+        match verdict {
+            Verdict::Changed(how) => writeln!(out, "  {how}")?,
+            Verdict::Left(why) => writeln!(out, "  left alone {why}")?,
+        }
+    }
+    // Left with only what install creates from nothing, the file goes, unless it is a link's
+    // target: removing that would leave the link dangling.
+    let created = new.trim().is_empty() || new == hooks::CREATED_FILE;
+    let new = (!created || target.file.linked).then_some(new);
+    target.commit(out, old, new.as_deref())
+}
+
+/// The SQLite store's directory, which Codex's sandbox must let commands write (made now unless
+/// `dry_run`: the sandbox cannot grant a directory that is not there); `None` for a PostgreSQL
+/// store.
+fn writable_root(
+    global: &GlobalArgs,
+    file: &HookFile,
+    dry_run: bool,
+) -> anyhow::Result<Option<String>> {
+    // `--config` after `hooks install` names the agent's file, and clap hands a global flag of the
+    // same name that value too: it is not the scratchpad's configuration then.
+    let own = global.config.as_deref().filter(|path| file.config.as_deref() != Some(*path));
+    let config = scratchpad_core::Config::load(own)?;
+    let url = global
+        .store()
+        .map(str::to_owned)
+        .or_else(|| config.store.as_ref().map(|s| s.as_str().to_owned()));
+    let Some(file) = scratchpad_core::sqlite_store_file(url.as_deref())? else {
+        return Ok(None);
+    };
+    let file = if file.is_absolute() {
+        file
+    } else {
+        std::env::current_dir()
+            .context("cannot read the current directory")?
+            .join(file)
+    };
+    let dir = file.parent().unwrap_or(&file);
+    if !dry_run {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the store's directory {}", dir.display()))?;
+    }
+    dir.to_str().map(|d| Some(d.to_owned())).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the store's directory ({}) is not UTF-8; add it to Codex's writable roots by hand",
+            dir.display()
+        )
+    })
+}
+
+/// The first lines of the capture file; uninstall reads the writable root back from them.
+const LINES_HEADER: &str = "# Written by `scratchpad hooks install`, read by bash through BASH_ENV; \
+                            `scratchpad hooks uninstall` removes it.";
+const ROOT_LINE: &str = "# Codex sandbox writable root added: ";
+
+/// Writes the capture lines beside the target (prints them, for a dry run); returns their path.
+fn write_lines(
+    target: &Target,
+    agent: Agent,
+    program: &str,
+    session_flags: &str,
+    root: Option<&str>,
+    out: &mut impl Write,
+) -> anyhow::Result<String> {
+    let path = beside(target, bash_env::LINES_FILE);
+    let path_text = absolute(&path)?;
+    let mut text = format!("{LINES_HEADER}\n");
+    if let Some(root) = root {
+        text.push_str(&format!("{ROOT_LINE}{root}\n"));
+    }
+    text.push_str(&env_lines(agent, program, session_flags));
+    if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
+        writeln!(out, "capture lines: {path_text} (already written)")?;
+        return Ok(path_text);
+    }
+    if target.dry_run {
+        writeln!(out, "capture lines: {path_text} would be written:")?;
+        write!(out, "{text}")?;
+        return Ok(path_text);
+    }
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create {}; nothing was written", dir.display()))?;
+    }
+    std::fs::write(&path, &text)
+        .with_context(|| format!("cannot write {}; nothing was written", path.display()))?;
+    writeln!(out, "capture lines: wrote {path_text}")?;
+    Ok(path_text)
+}
+
+fn absolute(path: &Path) -> anyhow::Result<String> {
+    let path = if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .context("cannot read the current directory")?
+            .join(path)
+    };
+    path.to_str().map(str::to_owned).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the path {} is not UTF-8; give another --config",
+            path.display()
+        )
+    })
+}
+
 fn uninstall(file: &HookFile) -> anyhow::Result<u8> {
+    let (_, agent) = agent(file);
     let target = target(file)?;
-    let _lock = target.take(false)?;
     let mut out = std::io::stdout().lock();
-    let Some(text) = target.read()?.1 else {
+    let lines = beside(&target, bash_env::LINES_FILE);
+    match agent {
+        Agent::ClaudeCode => remove_hooks(&target, &mut out)?,
+        Agent::Gemini => {
+            remove_hooks(&target, &mut out)?;
+            let dotenv = Target::dotenv(target.client, beside(&target, ".env"), target.dry_run)?;
+            let _lock = dotenv.take(false)?;
+            if let (old, Some(text)) = dotenv.read()? {
+                let outcome = bash_env::uninstall_dotenv(&text).map_err(|r| dotenv.refused(&r))?;
+                commit(&dotenv, "environment", old.as_deref(), outcome, &mut out)?;
+            }
+        }
+        Agent::Codex => {
+            let root = std::fs::read_to_string(&lines).ok().and_then(|text| {
+                text.lines()
+                    .find_map(|line| line.strip_prefix(ROOT_LINE).map(str::to_owned))
+            });
+            let _lock = target.take(false)?;
+            match target.read()? {
+                (old, Some(text)) => {
+                    let outcome = bash_env::uninstall_codex(&text, root.as_deref())
+                        .map_err(|r| target.refused(&r))?;
+                    commit(&target, "configuration", old.as_deref(), outcome, &mut out)?;
+                }
+                (_, None) => writeln!(
+                    out,
+                    "nothing to change: {} does not exist or is empty",
+                    target.shown()
+                )?,
+            }
+        }
+    }
+    if agent != Agent::ClaudeCode && lines.exists() {
+        if target.dry_run {
+            writeln!(out, "capture lines: {} would be removed", lines.display())?;
+        } else {
+            std::fs::remove_file(&lines)
+                .with_context(|| format!("cannot remove {}", lines.display()))?;
+            writeln!(out, "capture lines: removed {}", lines.display())?;
+        }
+    }
+    Ok(0)
+}
+
+/// Takes the scratchpad's hooks out of the target's settings file.
+fn remove_hooks(target: &Target, out: &mut impl Write) -> anyhow::Result<()> {
+    let _lock = target.take(false)?;
+    let (old, Some(text)) = target.read()? else {
         writeln!(
             out,
             "nothing to change: {} does not exist or is empty",
             target.shown()
         )?;
-        return Ok(0);
+        return Ok(());
     };
-    let outcome = hooks::uninstall(&text).map_err(|refusal| target.refused(&refusal))?;
-    writeln!(
-        out,
-        "{} settings: {}",
-        target.client.title(),
-        target.shown()
-    )?;
-    let new = match outcome.change {
-        Ok(new) => new,
-        Err(why) => {
-            writeln!(out, "nothing to change: {why}")?;
-            return Ok(0);
-        }
+    let outcome = hooks::uninstall(target.client, &text).map_err(|r| target.refused(&r))?;
+    let outcome = Outcome {
+        servers: outcome
+            .servers
+            .into_iter()
+            .map(|(event, _)| {
+                let how = format!("removed    {event} hook");
+                (event, Verdict::Changed(how))
+            })
+            .collect(),
+        ..outcome
     };
-    for (event, _) in &outcome.servers {
-        writeln!(out, "  removed    {event} hook")?;
-    }
-    // Left with only what install creates from nothing, the file goes, unless it is a link's
-    // target: removing that would leave the link dangling.
-    let new = (new != hooks::CREATED_FILE || target.file.linked).then_some(new);
-    target.commit(&mut out, Some(&text), new.as_deref())?;
-    Ok(0)
+    commit(target, "settings", old.as_deref(), outcome, out)
 }
 
 /// What the hook tells the agent, or `None` for nothing.
@@ -216,7 +436,7 @@ fn add_capture_to_env_file(global: &GlobalArgs) -> anyhow::Result<()> {
     };
     super::capture::add_env_lines(
         std::path::Path::new(&path),
-        &super::capture::env_lines(exe, &flags),
+        &env_lines(Agent::ClaudeCode, exe, &flags),
     )
 }
 

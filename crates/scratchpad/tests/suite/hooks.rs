@@ -458,3 +458,194 @@ fn capture_passes_small_input_through_and_stores_long_input() {
     let stored = pad.ok(&["--session", "web", "read", "bash_1", "--full", "--raw"]);
     assert_eq!(stored, long);
 }
+
+/// Installs the hooks for `client` with `--config FILE` in a home of the pad's; returns the
+/// capture lines' file install wrote beside it.
+fn install_for(pad: &Pad, client: &str, config: &Path) -> std::path::PathBuf {
+    let out = pad.ok(&[
+        "hooks",
+        "install",
+        "--client",
+        client,
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    let lines = config.with_file_name("scratchpad-bash-env.sh");
+    assert!(out.contains("capture lines: wrote"), "{out}");
+    assert!(lines.exists(), "{out}");
+    lines
+}
+
+/// Runs `script` as `bash -c` the way an agent that sets `BASH_ENV` does, with `env` added.
+fn agent_shell(pad: &Pad, lines: &Path, env: &[(&str, &str)], script: &str) -> (String, i32) {
+    let mut command = std::process::Command::new("bash");
+    command
+        .args(["-c", script])
+        .env_clear()
+        .env("PATH", path_with_scratchpad())
+        .env("HOME", pad.dir.path())
+        .env("XDG_CONFIG_HOME", pad.dir.path().join("config"))
+        .env("SCRATCHPAD_STORE", &pad.store)
+        .env("BASH_ENV", lines)
+        .current_dir(pad.dir.path());
+    for (name, value) in env {
+        command.env(name, value);
+    }
+    let out = command.output().unwrap();
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        out.status.code().unwrap_or(-1),
+    )
+}
+
+/// Gemini CLI 0.61's script around a command (its run_shell_command, as the tests of the real
+/// CLI see it).
+fn gemini_script(command: &str) -> String {
+    format!(
+        "shopt -u promptvars nullglob extglob nocaseglob dotglob; _bgpids_file=/tmp/scratchpad-test-bgpids\n(\n  trap 'jobs -p > \"$_bgpids_file\"' EXIT\n{command}\n)\n__code=$?\nexit $__code"
+    )
+}
+
+#[test]
+fn gemini_cli_shell_output_goes_through_the_capture_and_nothing_else_does() {
+    let pad = Pad::new();
+    let dir = pad.dir.path().join("gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    let env = dir.join(".env");
+    std::fs::write(&settings, "{\n  // mine\n  \"general\": {}\n}\n").unwrap();
+    std::fs::write(&env, "GEMINI_API_KEY=k\n").unwrap();
+    let lines = install_for(&pad, "gemini", &settings);
+    let dotenv = std::fs::read_to_string(&env).unwrap();
+    assert!(
+        dotenv.contains(&format!("BASH_ENV=\"{}\"", lines.display())),
+        "{dotenv}"
+    );
+    assert!(
+        std::fs::read_to_string(&settings)
+            .unwrap()
+            .contains("hooks run session-start")
+    );
+    let gemini = [("GEMINI_CLI", "1")];
+
+    let (out, code) = agent_shell(
+        &pad,
+        &lines,
+        &gemini,
+        &gemini_script("seq 1 100000 | sed 's/^/line /'; echo 'ERROR: the end' >&2; exit 3"),
+    );
+    assert_eq!(code, 3);
+    assert!(
+        out.len() < 4_000
+            && out.contains("stored it whole as `bash_1`")
+            && out.contains("ERROR: the end")
+            && out.contains("[exit code 3]"),
+        "{out}"
+    );
+    // Small output as it was; a nested bash is not captured again; an EXIT trap of the command's
+    // own leaves the capture's alone.
+    let (out, code) = agent_shell(
+        &pad,
+        &lines,
+        &gemini,
+        &gemini_script(
+            "trap 'echo bye' EXIT; printf 'ünï \"q\"\\n'; bash -c 'seq 1 100000' | wc -l; exit 2",
+        ),
+    );
+    assert_eq!((out.as_str(), code), ("ünï \"q\"\n100000\nbye\n", 2));
+    // The model's read, and a bash that is not Gemini CLI's, reach it as they are.
+    let (out, _) = agent_shell(
+        &pad,
+        &lines,
+        &gemini,
+        &gemini_script("scratchpad read bash_1 --lines 1-500"),
+    );
+    assert!(
+        out.contains("500: line 500") && !out.contains("stored it whole"),
+        "{out}"
+    );
+    let (out, _) = agent_shell(&pad, &lines, &[], "seq 1 100000");
+    assert!(
+        out.ends_with("99999\n100000\n"),
+        "{}",
+        &out[out.len() - 50..]
+    );
+
+    pad.ok(&[
+        "hooks",
+        "uninstall",
+        "--client",
+        "gemini",
+        "--config",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&env).unwrap(), "GEMINI_API_KEY=k\n");
+    assert_eq!(
+        std::fs::read_to_string(&settings).unwrap(),
+        "{\n  // mine\n  \"general\": {}\n}\n"
+    );
+    assert!(!lines.exists());
+}
+
+#[test]
+fn codex_shell_output_goes_through_the_capture_before_and_after_its_snapshot() {
+    let pad = Pad::new();
+    let dir = pad.dir.path().join("codex");
+    std::fs::create_dir_all(&dir).unwrap();
+    let config = dir.join("config.toml");
+    let original = "model = \"o3\"\n\n[shell_environment_policy]\ninherit = \"all\"\n";
+    std::fs::write(&config, original).unwrap();
+    let lines = install_for(&pad, "codex", &config);
+    let text = std::fs::read_to_string(&config).unwrap();
+    let store_dir = pad.dir.path().display().to_string();
+    assert_eq!(pad.store, format!("sqlite://{store_dir}/pad.db"));
+    assert!(
+        text.contains(&format!("BASH_ENV = \"{}\"", lines.display()))
+            && text.contains(&format!("writable_roots = [\"{store_dir}\"]")),
+        "{text}"
+    );
+    let codex = [("CODEX_THREAD_ID", "0190-thread")];
+    let long = "seq 1 100000 | sed 's/^/line /'; echo 'ERROR: the end'; exit 3";
+
+    // Before the snapshot: `bash -lc COMMAND`.
+    let (out, code) = agent_shell(&pad, &lines, &codex, long);
+    assert_eq!(code, 3);
+    assert!(
+        out.contains("stored it whole as `bash_1`") && out.contains("[exit code 3]"),
+        "{out}"
+    );
+    // After it: a wrapper that keeps BASH_ENV for the bash it execs.
+    let quoted = long.replace('\'', r"'\''");
+    let wrapper = format!(
+        "__CODEX_SNAPSHOT_OVERRIDE_SET_0=\"${{BASH_ENV+x}}\"; export BASH_ENV; exec bash -c '{quoted}'"
+    );
+    let (out, code) = agent_shell(&pad, &lines, &codex, &wrapper);
+    assert_eq!(code, 3);
+    assert!(
+        out.contains("stored it whole as `bash_2`") && out.contains("[exit code 3]"),
+        "{out}"
+    );
+    let (out, code) = agent_shell(&pad, &lines, &codex, "echo hi; echo err >&2; exit 1");
+    assert_eq!((out.as_str(), code), ("hi\nerr\n", 1));
+    let (out, _) = agent_shell(
+        &pad,
+        &lines,
+        &codex,
+        "cd / && scratchpad read bash_2 --lines 1-500",
+    );
+    assert!(
+        out.contains("500: line 500") && !out.contains("stored it whole"),
+        "{out}"
+    );
+
+    pad.ok(&[
+        "hooks",
+        "uninstall",
+        "--client",
+        "codex",
+        "--config",
+        config.to_str().unwrap(),
+    ]);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
+    assert!(!lines.exists());
+}
