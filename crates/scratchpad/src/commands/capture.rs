@@ -116,6 +116,15 @@ impl Agent {
         }
     }
 
+    /// Whether the model's command runs in the shell that reads the lines, rather than in a
+    /// subshell of it (Gemini CLI's), where its own EXIT traps cannot touch the capture's.
+    fn runs_command_in_own_shell(self) -> bool {
+        match self {
+            Agent::ClaudeCode | Agent::Codex => true,
+            Agent::Gemini => false,
+        }
+    }
+
     /// Whether bash reads the lines from `BASH_ENV`: then every bash the command starts would read
     /// them again, so the shell that captures takes `BASH_ENV` out of its children's environment.
     fn through_bash_env(self) -> bool {
@@ -167,7 +176,8 @@ if [[ {guard} ]]; then{unset}
         exec > >(trap '' INT TERM HUP; {word}{global} hooks capture --marker "$__scratchpad_capture" 2>/dev/null || {{ head -c -{MARKER_BYTES} 2>/dev/null || cat; }}) 2>&1
         __scratchpad_capture_pid=$!
         exec {{__scratchpad_capture_fd}}>&1
-        trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"' EXIT
+        __scratchpad_exit='printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$__scratchpad_status" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {{__scratchpad_capture_fd}}>&-; wait "$__scratchpad_capture_pid"'
+        trap "__scratchpad_status=\$?; $__scratchpad_exit" EXIT{keep_exit}
         ;;
     esac
   fi
@@ -178,8 +188,41 @@ fi
         flag = agent.flag(),
         guard = agent.guard(),
         command = agent.command(),
+        keep_exit = if agent.runs_command_in_own_shell() {
+            KEEP_EXIT
+        } else {
+            ""
+        },
     )
 }
+
+/// A `trap` function for a shell whose command runs in it: a command that sets its own EXIT trap
+/// (`tmp=$(mktemp); trap 'rm -f "$tmp"' EXIT`) would replace the capture's, and the shell would
+/// end without passing the exit status or waiting for the capture. Set in this shell (never in a
+/// subshell, whose exit is not the command's), the command's handler runs first, with `$?` as it
+/// was, then the capture's; `trap - EXIT` and `trap '' EXIT` leave the capture's alone. Every other
+/// use goes to the builtin.
+const KEEP_EXIT: &str = r#"
+        __scratchpad_shell=$BASHPID
+        __scratchpad_return() { return "$1"; }
+        trap() {
+          local __scratchpad_args=("$@") __scratchpad_signal __scratchpad_handler
+          [[ ${__scratchpad_args[0]-} == -- ]] && __scratchpad_args=("${__scratchpad_args[@]:1}")
+          if [[ $BASHPID != "$__scratchpad_shell" || ${#__scratchpad_args[@]} -lt 2 || ${__scratchpad_args[0]} == -[lp] ]]; then
+            builtin trap "$@"
+            return
+          fi
+          __scratchpad_handler=${__scratchpad_args[0]}
+          [[ $__scratchpad_handler == - ]] && __scratchpad_handler=
+          for __scratchpad_signal in "${__scratchpad_args[@]:1}"; do
+            case ${__scratchpad_signal^^} in
+              EXIT | 0 | SIGEXIT)
+                builtin trap -- "__scratchpad_status=\$?; __scratchpad_return "\$__scratchpad_status"; $__scratchpad_handler"$'
+'"$__scratchpad_exit" EXIT ;;
+              *) builtin trap -- "${__scratchpad_args[0]}" "$__scratchpad_signal" ;;
+            esac
+          done
+        }"#;
 
 /// Adds [`env_lines`] to the env file at `path`, once: a session start (startup, resume, clear,
 /// compaction) that finds them there already changes nothing, and lines of another scratchpad

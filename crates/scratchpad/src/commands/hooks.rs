@@ -230,7 +230,10 @@ fn writable_root(
 ) -> anyhow::Result<Option<String>> {
     // `--config` after `hooks install` names the agent's file, and clap hands a global flag of the
     // same name that value too: it is not the scratchpad's configuration then.
-    let own = global.config.as_deref().filter(|path| file.config.as_deref() != Some(*path));
+    let own = global
+        .config
+        .as_deref()
+        .filter(|path| file.config.as_deref() != Some(*path));
     let config = scratchpad_core::Config::load(own)?;
     let url = global
         .store()

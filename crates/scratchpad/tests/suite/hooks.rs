@@ -649,3 +649,48 @@ fn codex_shell_output_goes_through_the_capture_before_and_after_its_snapshot() {
     assert_eq!(std::fs::read_to_string(&config).unwrap(), original);
     assert!(!lines.exists());
 }
+
+#[test]
+fn a_command_with_its_own_exit_trap_keeps_its_output_and_exit_code() {
+    let pad = Pad::new();
+    let env_file = pad.dir.path().join("env.sh");
+    start_session(&pad, &env_file, &[]);
+    let cwd = pad.dir.path();
+    // Its handler runs, with the command's `$?`, then the capture's: stored, with the exit code.
+    let (out, code) = bash_tool(
+        &pad,
+        &env_file,
+        cwd,
+        "trap 'echo \"bye $?\"' EXIT; seq 1 100000; exit 4",
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, 4);
+    assert!(
+        out.contains("stored it whole as `bash_1`") && out.contains("[exit code 4]"),
+        "{out}"
+    );
+    assert_eq!(
+        pad.ok(&["read", "bash_1", "--tail", "2", "--raw"]),
+        "100000\nbye 4\n"
+    );
+    // A subshell's EXIT trap is its own; resetting or ignoring EXIT leaves the capture's.
+    for (command, expected) in [
+        ("(trap 'echo sub' EXIT; echo in); seq 1 100000; exit 5", 5),
+        ("trap - EXIT; seq 1 100000; exit 6", 6),
+        ("trap '' EXIT INT; seq 1 100000; exit 7", 7),
+    ] {
+        let (out, code) = bash_tool(&pad, &env_file, cwd, command);
+        let out = String::from_utf8(out).unwrap();
+        assert_eq!(code, expected, "{command}");
+        assert!(
+            out.contains("stored it whole") && out.contains(&format!("[exit code {expected}]")),
+            "{command}: {out}"
+        );
+    }
+    // Small output with a trap: as it was.
+    let (out, code) = bash_tool(&pad, &env_file, cwd, "trap 'echo b' EXIT; echo a; exit 2");
+    assert_eq!(
+        (String::from_utf8(out).unwrap().as_str(), code),
+        ("a\nb\n", 2)
+    );
+}
