@@ -353,8 +353,9 @@ pub struct HooksRunArgs {
     file, stored whole as an entry `bash_N` in the store and session the scratchpad command in the \
     same shell uses, and what passes on is the entry's name, its preview (notable lines with their \
     numbers, head and tail), the exit code and the `scratchpad read` command that reads on. When the \
-    entry cannot be stored, the output is passed on whole and the reason goes to stderr (the env-file \
-    lines send it to /dev/null, so it never mixes with the output). A command that runs \
+    entry cannot be stored, the output is passed on whole and the reason goes to stderr (the capture \
+    lines send it to /dev/null, so it never mixes with the output); so is an output larger than the \
+    store's quota, or one that would leave less than 1 GiB free where it is spooled. A command that runs \
     `scratchpad` (first, or after ;, &&, |, ( or a line break) is not sent through it: what \
     `scratchpad read` prints reaches the model as it is. `scratchpad hooks uninstall --client NAME` \
     turns it off for the sessions started after it.\n\n\

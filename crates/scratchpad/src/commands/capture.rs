@@ -47,6 +47,11 @@ const QUEUED_CHUNKS: usize = 16;
 /// Output below the threshold is held at most this long before it is passed on as it comes: a
 /// fast command's output is judged whole, a slow one (a server in the background) is seen live.
 const HOLD_FOR: Duration = Duration::from_millis(1_000);
+/// Spooled bytes between two looks at the room left where the spool is.
+const SPOOL_CHECK_BYTES: u64 = 64 * 1024 * 1024;
+/// Room the spool leaves on its file system: past it, the output is passed on instead of spooled,
+/// so a runaway command never fills the disk other programs write to.
+const SPOOL_RESERVE_BYTES: u64 = 1024 * 1024 * 1024;
 /// After the shell's exit status, how long the capture waits for the end of its input before
 /// leaving the rest to a drain process: a background child (`server &`) may hold the pipe for
 /// hours, and must not die of a closed pipe when it next writes.
@@ -270,11 +275,10 @@ pub fn capture(global: &GlobalArgs, args: &HooksCaptureArgs) -> anyhow::Result<u
         drain();
         return Ok(0);
     }
-    // A configuration file that cannot be read leaves the default threshold; the store then says
-    // what is wrong when it is opened, and the output is passed on whole.
-    let threshold = Config::load(global.config.as_deref())
-        .map(|config| config.threshold_for(Some(TOOL)))
-        .unwrap_or(scratchpad_core::config::DEFAULT_THRESHOLD_BYTES);
+    // A configuration file that cannot be read leaves the defaults; the store then says what is
+    // wrong when it is opened, and the output is passed on whole.
+    let config = Config::load(global.config.as_deref()).unwrap_or_default();
+    let threshold = config.threshold_for(Some(TOOL));
     let (queue, chunks) = mpsc::sync_channel(QUEUED_CHUNKS);
     std::thread::spawn(move || {
         let mut stdin = std::io::stdin().lock();
@@ -294,7 +298,7 @@ pub fn capture(global: &GlobalArgs, args: &HooksCaptureArgs) -> anyhow::Result<u
         }
     });
     let mut end = Ending::new(args.marker.as_deref());
-    let mut sink = Sink::new(threshold as u64);
+    let mut sink = Sink::new(threshold as u64, config.quota_bytes);
     let mut ended = None;
     while ended.is_none() {
         let next = match sink.held_since {
@@ -470,6 +474,8 @@ struct Sink {
     streaming: bool,
     /// The whole output, once past the threshold; `None` before, or after the spool failed.
     spool: Option<Spool>,
+    /// The most the spool holds: the store's quota, which a larger output would break anyway.
+    spool_max: Option<u64>,
     /// No spool could be made: the output is passed on as it comes, whatever its size.
     through: bool,
     out: Out,
@@ -478,10 +484,52 @@ struct Sink {
 #[derive(Debug)]
 struct Spool {
     file: File,
+    /// Bytes written to it.
+    len: u64,
+    /// When to look at the room left next.
+    next_check: u64,
+}
+
+impl Spool {
+    fn new(file: File) -> Self {
+        Self {
+            file,
+            len: 0,
+            next_check: SPOOL_CHECK_BYTES,
+        }
+    }
+
+    /// Writes `bytes` unless they would take the spool past `max`, or the room left where it is
+    /// below [`SPOOL_RESERVE_BYTES`].
+    fn write(&mut self, bytes: &[u8], max: Option<u64>) -> std::io::Result<()> {
+        let len = self.len + bytes.len() as u64;
+        if max.is_some_and(|max| len > max) {
+            return Err(std::io::Error::other(
+                "the output is larger than the store's quota",
+            ));
+        }
+        if len >= self.next_check {
+            self.next_check = len + SPOOL_CHECK_BYTES;
+            if room(&self.file).is_some_and(|room| room < SPOOL_RESERVE_BYTES) {
+                return Err(std::io::Error::other(
+                    "the temporary directory is nearly full",
+                ));
+            }
+        }
+        self.file.write_all(bytes)?;
+        self.len = len;
+        Ok(())
+    }
+}
+
+/// Bytes an unprivileged writer may still write on `file`'s file system.
+fn room(file: &File) -> Option<u64> {
+    let stat = rustix::fs::fstatvfs(file).ok()?;
+    Some(stat.f_bavail.saturating_mul(stat.f_frsize))
 }
 
 impl Sink {
-    fn new(threshold: u64) -> Self {
+    fn new(threshold: u64, spool_max: Option<u64>) -> Self {
         Self {
             threshold,
             held: Vec::new(),
@@ -489,6 +537,7 @@ impl Sink {
             held_since: None,
             streaming: false,
             spool: None,
+            spool_max,
             through: false,
             out: Out::default(),
         }
@@ -503,10 +552,11 @@ impl Sink {
             return;
         }
         if let Some(spool) = &mut self.spool {
-            if spool.file.write_all(bytes).is_ok() {
+            if spool.write(bytes, self.spool_max).is_ok() {
                 return;
             }
-            // No room to spool: what is spooled and the rest are passed on whole.
+            // No room to spool, or more than the store would take: what is spooled and the rest
+            // are passed on whole.
             self.give_up_spool();
             self.out.write(bytes);
             return;
@@ -521,13 +571,14 @@ impl Sink {
             return;
         }
         self.held_since = None;
-        let spooled = open_spool().and_then(|mut file| {
-            file.write_all(&self.held)?;
-            file.write_all(bytes)?;
-            Ok(file)
+        let spooled = open_spool().and_then(|file| {
+            let mut spool = Spool::new(file);
+            spool.write(&self.held, self.spool_max)?;
+            spool.write(bytes, self.spool_max)?;
+            Ok(spool)
         });
         match spooled {
-            Ok(file) => self.spool = Some(Spool { file }),
+            Ok(spool) => self.spool = Some(spool),
             Err(_) => {
                 self.show_held();
                 self.out.write(bytes);

@@ -457,6 +457,15 @@ fn capture_passes_small_input_through_and_stores_long_input() {
     );
     let stored = pad.ok(&["--session", "web", "read", "bash_1", "--full", "--raw"]);
     assert_eq!(stored, long);
+
+    // More than the store's quota would take is not spooled on: it is passed on whole.
+    let config = pad.dir.path().join("config/scratchpad");
+    std::fs::create_dir_all(&config).unwrap();
+    std::fs::write(config.join("config.toml"), "quota_bytes = 100000\n").unwrap();
+    let out = pad
+        .run_stdin(&["hooks", "capture", "--marker", "77"], &input)
+        .ok();
+    assert_eq!(out.stdout, long);
 }
 
 /// Installs the hooks for `client` with `--config FILE` in a home of the pad's; returns the
