@@ -14,7 +14,7 @@ use crate::data::{log_bytes, open_pad, put_named};
 use crate::harness::print_rows;
 use crate::scenarios::previews::{json_preview, line_profiles};
 use crate::scenarios::reads::{cold_start, grep_vs_ripgrep, list_and_gc, slice_reads};
-use crate::scenarios::shell::bash_capture;
+use crate::scenarios::shell::{bash_capture, bash_env_capture};
 use crate::scenarios::writes::{
     NOTE_EDIT_BYTES, cli_pipe_gig, cli_put_file, dedup, note_edits, offload_large,
     offload_small_entries, postgres_rows, stream_gig,
@@ -101,6 +101,7 @@ fn main() -> Result<()> {
     if want("bash") {
         let dir = tempfile::tempdir()?;
         rows.push(bash_capture(dir.path(), reps)?);
+        rows.push(bash_env_capture(dir.path(), reps)?);
     }
     if [
         "classify every line, INFO-heavy log",

@@ -1,5 +1,6 @@
-//! What the scratchpad adds to each command of Claude Code's Bash tool: the env-file lines the
-//! SessionStart hook writes, and the capture process they start.
+//! What the scratchpad adds to each command of an agent's shell tool: the capture lines (Claude
+//! Code's env file; the `BASH_ENV` file Gemini CLI and Codex read) and the capture process they
+//! start.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -63,6 +64,65 @@ pub(crate) fn bash_capture(dir: &Path, reps: usize) -> Result<Row> {
         name: "Claude Code Bash command (`echo`) through the capture".into(),
         ours,
         baseline_name: "the same bash command, empty env file".into(),
+        baseline: base,
+        target: None,
+        extra: format!(
+            "added per command: {:.1} ms (target ≤ {TARGET_MS} ms)",
+            added.as_secs_f64() * 1_000.0
+        ),
+    })
+}
+
+/// A small command (`echo`) run as Codex 0.171 runs it (`bash -c COMMAND` in its thread), with
+/// `BASH_ENV` naming the capture lines `hooks install --client codex` writes, against the same
+/// without `BASH_ENV`. Gemini CLI's shell reads the same kind of file the same way.
+pub(crate) fn bash_env_capture(dir: &Path, reps: usize) -> Result<Row> {
+    let cli = sibling_binary("scratchpad")?;
+    let store = format!("sqlite://{}", dir.join("pad.db").display());
+    let config = dir.join("codex").join("config.toml");
+    let status = Command::new(&cli)
+        .args([
+            "--store", &store, "hooks", "install", "--client", "codex", "--config",
+        ])
+        .arg(&config)
+        .stdout(Stdio::null())
+        .status()
+        .context("running scratchpad hooks install --client codex")?;
+    let lines = config.with_file_name("scratchpad-bash-env.sh");
+    if !status.success() || !lines.exists() {
+        bail!("hooks install --client codex wrote no capture lines");
+    }
+    let run = |bash_env: Option<&Path>| -> Result<()> {
+        let mut command = Command::new("bash");
+        command
+            .args(["-c", "echo small output"])
+            .env("SCRATCHPAD_STORE", &store)
+            .env("CODEX_THREAD_ID", "bench")
+            .env_remove("BASH_ENV")
+            .stderr(Stdio::null());
+        if let Some(lines) = bash_env {
+            command.env("BASH_ENV", lines);
+        }
+        let out = command.output().context("running bash")?;
+        if out.stdout != b"small output\n" {
+            bail!(
+                "the command's output changed: {:?}",
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
+        Ok(())
+    };
+    let mut ours = Vec::new();
+    let mut base = Vec::new();
+    for _ in 0..reps.max(20) {
+        ours.push(time(|| run(Some(&lines)))?.0);
+        base.push(time(|| run(None))?.0);
+    }
+    let added = crate::harness::median(&ours).saturating_sub(crate::harness::median(&base));
+    Ok(Row {
+        name: "Codex shell command (`echo`) through the BASH_ENV capture lines".into(),
+        ours,
+        baseline_name: "the same bash -c, no BASH_ENV".into(),
         baseline: base,
         target: None,
         extra: format!(
