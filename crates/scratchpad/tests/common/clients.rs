@@ -11,6 +11,27 @@ pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_scratchpad")
 }
 
+/// `PATH` with the directory of the binary under test first: the `scratchpad` a model's shell runs.
+pub fn path_with_scratchpad() -> String {
+    let bin_dir = Path::new(bin()).parent().unwrap();
+    format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    )
+}
+
+/// The command `name` of an npm package pinned in `scripts/node-env`; its absence fails the test.
+pub fn node_cli(name: &str) -> PathBuf {
+    let cli = node_prefix().join("node_modules/.bin").join(name);
+    assert!(
+        cli.exists(),
+        "{} is missing: scripts/node-env installs it",
+        cli.display()
+    );
+    cli
+}
+
 pub fn path_str(path: &Path) -> &str {
     path.to_str().unwrap()
 }
@@ -77,13 +98,14 @@ fn python_interpreter() -> &'static Path {
 }
 
 /// The npm prefix: `node_modules/node/bin/node` (Node 22), the conformance suite, server-everything,
-/// server-filesystem and the TypeScript SDK.
+/// server-filesystem, the TypeScript SDK, and the pinned Claude Code, Gemini CLI and Codex CLI.
 pub fn node_prefix() -> &'static Path {
     static PREFIX: OnceLock<PathBuf> = OnceLock::new();
     PREFIX.get_or_init(|| {
         setup(
             "node-env",
-            "Node 22, the conformance suite, server-everything, server-filesystem and the TypeScript SDK",
+            "Node 22, the conformance suite, server-everything, server-filesystem, the TypeScript SDK, \
+             Claude Code, Gemini CLI and Codex CLI",
         )
     })
 }

@@ -2,6 +2,7 @@
 
 pub mod clients;
 pub mod disk;
+pub mod model_api;
 
 /// Tighter jq limits than the defaults (10 s, 4 GiB), so that the runaway-query tests end quickly.
 pub const JQ_LIMITS: [(&str, &str); 2] = [

@@ -3,108 +3,64 @@
 //! is what the last request to that API holds.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
 use std::path::Path;
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 
 use serde_json::{Value, json};
 
 use crate::common::Pad;
-use crate::common::clients::{bin, node_prefix};
+use crate::common::clients::{bin, node_cli, path_with_scratchpad};
+use crate::common::model_api::{ModelApi, Request, Response};
 
 /// A Messages API that answers each call carrying tools with the next scripted turn (a list of
 /// content blocks), and every other call (titles, topic checks) with a short text.
 struct FakeApi {
-    port: u16,
-    requests: Arc<Mutex<Vec<Value>>>,
+    api: ModelApi,
 }
 
 impl FakeApi {
     fn start(turns: Vec<Value>) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let turns = Arc::new(Mutex::new(turns.into_iter()));
-        let seen = Arc::clone(&requests);
-        std::thread::spawn(move || {
-            for stream in listener.incoming() {
-                let Ok(stream) = stream else { return };
-                let (seen, turns) = (Arc::clone(&seen), Arc::clone(&turns));
-                std::thread::spawn(move || {
-                    let _ = serve(stream, &seen, &turns);
-                });
-            }
-        });
-        Self { port, requests }
+        let turns = Mutex::new(turns.into_iter());
+        Self {
+            api: ModelApi::start(move |request| answer(request, &turns)),
+        }
     }
 
     /// The last call that carried tools: everything the model was shown.
     fn last_model_call(&self) -> Value {
-        let requests = self.requests.lock().unwrap();
+        let requests = self.api.requests();
         requests
             .iter()
             .rev()
-            .find(|r| {
-                r.get("tools")
-                    .is_some_and(|t| !t.as_array().unwrap().is_empty())
-            })
+            .map(|r| &r.body)
+            .find(|body| has_tools(body))
             .cloned()
             .unwrap_or_else(|| panic!("the model was never called: {requests:?}"))
     }
 }
 
-type Turns = Mutex<std::vec::IntoIter<Value>>;
-
-fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, turns: &Turns) -> std::io::Result<()> {
-    let mut reader = BufReader::new(stream.try_clone()?);
-    let mut stream = stream;
-    let mut request_line = String::new();
-    reader.read_line(&mut request_line)?;
-    let mut length = 0usize;
-    loop {
-        let mut line = String::new();
-        reader.read_line(&mut line)?;
-        if line.trim().is_empty() {
-            break;
-        }
-        if let Some((name, value)) = line.split_once(':')
-            && name.eq_ignore_ascii_case("content-length")
-        {
-            length = value.trim().parse().unwrap_or(0);
-        }
-    }
-    let mut body = vec![0; length];
-    reader.read_exact(&mut body)?;
-    let mut respond = |status: &str, kind: &str, body: &[u8]| {
-        let head = format!(
-            "HTTP/1.1 {status}\r\ncontent-type: {kind}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
-            body.len()
-        );
-        stream.write_all(head.as_bytes())?;
-        stream.write_all(body)?;
-        stream.flush()
-    };
-    if !request_line.starts_with("POST") {
-        return respond("404 Not Found", "text/plain", b"");
-    }
-    if request_line.contains("count_tokens") {
-        return respond("200 OK", "application/json", br#"{"input_tokens": 10}"#);
-    }
-    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-    let has_tools = body
-        .get("tools")
+fn has_tools(body: &Value) -> bool {
+    body.get("tools")
         .and_then(Value::as_array)
-        .is_some_and(|t| !t.is_empty());
-    let blocks = if has_tools {
+        .is_some_and(|t| !t.is_empty())
+}
+
+fn answer(request: &Request, turns: &Mutex<std::vec::IntoIter<Value>>) -> Response {
+    if request.method != "POST" {
+        return Response::not_found();
+    }
+    if request.path.contains("count_tokens") {
+        return Response::json(&json!({"input_tokens": 10}));
+    }
+    let body = &request.body;
+    let blocks = if has_tools(body) {
         let next = turns.lock().unwrap().next();
         next.unwrap_or_else(|| json!([{"type": "text", "text": "done"}]))
     } else {
         json!([{"type": "text", "text": "ok"}])
     };
     let stream_it = body.get("stream").and_then(Value::as_bool) == Some(true);
-    seen.lock().unwrap().push(body.clone());
     let blocks = blocks.as_array().cloned().unwrap_or_default();
     let stop = if blocks.iter().any(|b| b["type"] == "tool_use") {
         "tool_use"
@@ -117,7 +73,7 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, turns: &Turns) -> std::io:
     if !stream_it {
         message["content"] = Value::Array(blocks);
         message["stop_reason"] = json!(stop);
-        return respond("200 OK", "application/json", message.to_string().as_bytes());
+        return Response::json(&message);
     }
     let mut events = String::new();
     let mut event =
@@ -156,7 +112,7 @@ fn serve(stream: TcpStream, seen: &Mutex<Vec<Value>>, turns: &Turns) -> std::io:
         json!({"type": "message_delta", "delta": {"stop_reason": stop, "stop_sequence": null}, "usage": {"output_tokens": 1}}),
     );
     event("message_stop", json!({"type": "message_stop"}));
-    respond("200 OK", "text/event-stream", events.as_bytes())
+    Response::event_stream(events)
 }
 
 /// Runs `claude -p PROMPT ARGS` in `project` with `home` as its home and the scratchpad on PATH;
@@ -169,31 +125,17 @@ fn claude(
     prompt: &str,
     args: &[&str],
 ) -> Value {
-    let claude = node_prefix().join("node_modules/.bin/claude");
-    assert!(
-        claude.exists(),
-        "{} is missing: scripts/node-env installs it",
-        claude.display()
-    );
-    let bin_dir = Path::new(bin()).parent().unwrap();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
+    let claude = node_cli("claude");
     let output = Command::new("timeout")
         .arg("180")
         .arg(&claude)
         .args(["-p", prompt, "--output-format", "json"])
         .args(args)
         .env_clear()
-        .env("PATH", path)
+        .env("PATH", path_with_scratchpad())
         .env("HOME", home)
         .env("SCRATCHPAD_STORE", &pad.store)
-        .env(
-            "ANTHROPIC_BASE_URL",
-            format!("http://127.0.0.1:{}", api.port),
-        )
+        .env("ANTHROPIC_BASE_URL", api.api.url())
         .env("ANTHROPIC_API_KEY", "sk-test")
         .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
         .current_dir(project)
