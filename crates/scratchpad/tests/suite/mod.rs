@@ -2,6 +2,8 @@ mod bad_input;
 mod big_diff;
 mod claude_code;
 mod client_config;
+mod codex;
+mod gemini;
 mod hooks;
 mod http_abuse;
 mod json_output;

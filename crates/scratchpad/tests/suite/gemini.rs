@@ -1,0 +1,252 @@
+//! The real Gemini CLI (pinned in `scripts/node-env`), its `run_shell_command` output routed through
+//! the scratchpad, run with no network against a scripted Gemini API on loopback: what the model
+//! receives is the `functionResponse` parts of the last request to that API.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use serde_json::{Value, json};
+
+use crate::common::Pad;
+use crate::common::clients::{bin, node_cli, node_prefix, path_with_scratchpad};
+use crate::common::model_api::{ModelApi, Request, Response};
+
+/// A Gemini API whose model runs `commands` with `run_shell_command`, one a turn, then says it is
+/// done. The turn to play is the number of model turns the request already holds, so the CLI's
+/// retries and side calls (next-speaker checks, routing) never shift the script.
+fn gemini_api(commands: &[&str]) -> ModelApi {
+    let commands: Vec<String> = commands.iter().map(|c| (*c).to_owned()).collect();
+    ModelApi::start(move |request| answer(request, &commands))
+}
+
+fn answer(request: &Request, commands: &[String]) -> Response {
+    let usage =
+        json!({"promptTokenCount": 100, "candidatesTokenCount": 10, "totalTokenCount": 110});
+    if request.path.contains(":streamGenerateContent") {
+        let turn = request.body["contents"]
+            .as_array()
+            .map_or(0, |c| c.iter().filter(|c| c["role"] == "model").count());
+        let parts = match commands.get(turn) {
+            Some(command) => json!([{"functionCall": {"name": "run_shell_command",
+                "args": {"command": command, "description": "scripted"}}}]),
+            None => json!([{"text": "done"}]),
+        };
+        let chunk = json!({"candidates": [{"content": {"role": "model", "parts": parts},
+            "finishReason": "STOP", "index": 0}], "usageMetadata": usage, "modelVersion": "scripted"});
+        return Response::event_stream(format!("data: {chunk}\r\n\r\n"));
+    }
+    if request.path.contains(":generateContent") {
+        // Side questions ask for JSON of a known shape; one text satisfies all of them.
+        let text = json!({"next_speaker": "user", "reasoning": "scripted", "model_choice": "flash",
+            "complexity_reasoning": "scripted", "complexity_score": 1});
+        return Response::json(&json!({"candidates": [{"content": {"role": "model",
+            "parts": [{"text": text.to_string()}]}, "finishReason": "STOP", "index": 0}],
+            "usageMetadata": usage}));
+    }
+    if request.path.contains(":countTokens") {
+        return Response::json(&json!({"totalTokens": 100}));
+    }
+    Response::json(&json!({}))
+}
+
+/// What each shell command came back with, in order, as the model read it.
+fn shell_outputs(api: &ModelApi) -> Vec<String> {
+    let requests = api.requests();
+    let last = requests
+        .iter()
+        .rev()
+        .find(|r| r.path.contains(":streamGenerateContent"))
+        .unwrap_or_else(|| panic!("the model was never called: {requests:?}"));
+    last.body["contents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|c| c["parts"].as_array())
+        .flatten()
+        .filter_map(|p| p.get("functionResponse"))
+        .map(|r| {
+            r["response"]["output"]
+                .as_str()
+                .unwrap_or_else(|| panic!("a function response without output: {r}"))
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The lines the capture needs in Gemini's shell: the block `BASH_ENV` names, with `program` as the
+/// scratchpad. It acts only in the shell of Gemini's shell tool (`GEMINI_CLI=1`, a `-c` string that
+/// starts with Gemini's wrapper) and finds the model's command after the wrapper's `trap … EXIT`.
+fn bash_env_block(program: &str) -> String {
+    r#"# >>> scratchpad: Gemini CLI run_shell_command output through `scratchpad hooks capture`
+if [[ ${GEMINI_CLI-} == 1 && ${BASH_EXECUTION_STRING-} == "shopt -u promptvars"* && -z ${__scratchpad_capture-} ]]; then
+  unset BASH_ENV
+  if [[ -x @SCRATCHPAD@ ]] && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
+    __scratchpad_command=${BASH_EXECUTION_STRING#*$'EXIT\n'}
+    case $__scratchpad_command in
+      scratchpad[[:space:]]* | scratchpad\'* | @SCRATCHPAD@[[:space:]]* | @SCRATCHPAD@\'*) ;;
+      *)
+        printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
+        exec > >(trap '' INT TERM HUP; @SCRATCHPAD@ hooks capture --marker "$__scratchpad_capture" 2>/dev/null || { head -c -37 2>/dev/null || cat; }) 2>&1
+        __scratchpad_capture_pid=$!
+        exec {__scratchpad_capture_fd}>&1
+        trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {__scratchpad_capture_fd}>&-; wait "$__scratchpad_capture_pid"' EXIT
+        ;;
+    esac
+  fi
+fi
+# <<< scratchpad
+"#
+    .replace("@SCRATCHPAD@", program)
+}
+
+/// A home with Gemini set up for an API key and the scratchpad's capture running `program`.
+// TODO(install): replace the settings, `.env` and block files written here by
+// `scratchpad hooks install --client gemini --config HOME/.gemini/settings.json` once it exists,
+// and check that `scratchpad hooks uninstall --client gemini` gives the files back.
+fn home_with_capture(program: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().unwrap();
+    let dir = home.path().join(".gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("settings.json"),
+        r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
+    )
+    .unwrap();
+    let block = dir.join("scratchpad-bash-env.sh");
+    std::fs::write(&block, bash_env_block(program)).unwrap();
+    std::fs::write(
+        dir.join(".env"),
+        format!(
+            "# >>> scratchpad\nBASH_ENV={}\n# <<< scratchpad\n",
+            block.display()
+        ),
+    )
+    .unwrap();
+    home
+}
+
+/// Runs `gemini -p go --yolo -o json` in a fresh workspace with `home` as its home, the scratchpad
+/// on PATH and the model at `api`; returns the JSON result.
+fn gemini(pad: &Pad, api: &ModelApi, home: &Path) -> Value {
+    let gemini = node_cli("gemini");
+    let project = tempfile::tempdir().unwrap();
+    // Gemini CLI needs Node 20 or later: the one of the prefix comes first.
+    let path = format!(
+        "{}:{}",
+        node_prefix().join("node_modules/node/bin").display(),
+        path_with_scratchpad()
+    );
+    let started = Instant::now();
+    let output = Command::new("timeout")
+        .arg("180")
+        .arg(&gemini)
+        .args(["-p", "go", "--yolo", "-o", "json"])
+        .env_clear()
+        .env("PATH", path)
+        .env("HOME", home)
+        .env("TERM", "xterm-256color")
+        .env("SCRATCHPAD_STORE", &pad.store)
+        .env("GEMINI_CLI_TRUST_WORKSPACE", "true")
+        .env("GOOGLE_GEMINI_BASE_URL", api.url())
+        .env("GEMINI_API_KEY", "test-key")
+        .current_dir(project.path())
+        .output()
+        .unwrap();
+    eprintln!("gemini ran {:.1} s", started.elapsed().as_secs_f64());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "gemini failed ({}):\n{stdout}\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stderr)
+    );
+    serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("gemini's result is not JSON ({e}):\n{stdout}"))
+}
+
+/// Gemini's framing of a result without the process group id, which differs from run to run.
+fn without_process_group(output: &str) -> String {
+    output
+        .lines()
+        .filter(|line| !line.starts_with("Process Group PGID: "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// 1.2 MB in 400,000 lines, line 200,001 the only error.
+const BIG: &str = r#"awk 'BEGIN{for(i=1;i<=400000;i++) print (i==200001?"ERROR: disk full at step 200001":"ab")}'"#;
+const FAILING: &str = "seq 100000; exit 3";
+/// Stdout, then stderr, quotes, `$` and non-ASCII: small enough to pass as it is.
+const SMALL: &str =
+    r#"printf '%s\n' 'ünïcode "quoted" $HOME' "it's"; sleep 0.2; echo 'wärning: on stderr' >&2"#;
+
+/// One session of the real CLI: long outputs reach the model as a reference with the error line
+/// and the way to read on, a failure with its exit code and last lines, small output as Gemini
+/// shows it without the scratchpad, and the model's `scratchpad read` gets the stored lines.
+#[test]
+fn gemini_shell_output_goes_through_the_scratchpad() {
+    let pad = Pad::new();
+    let home = home_with_capture(bin());
+    let api = gemini_api(&[
+        BIG,
+        FAILING,
+        SMALL,
+        "scratchpad read bash_1 --lines 200000-200002",
+    ]);
+    let result = gemini(&pad, &api, home.path());
+    let outputs = shell_outputs(&api);
+    assert_eq!(outputs.len(), 4, "{outputs:#?}\n{result}");
+
+    let big = &outputs[0];
+    assert!(big.len() < 4_000, "{big}");
+    assert!(
+        big.contains("stored it whole as `bash_1`")
+            && big.contains("ERROR: disk full at step 200001")
+            && big.contains("200,001")
+            && big.contains("scratchpad read bash_1")
+            && !big.contains("Output too large"),
+        "{big}"
+    );
+    let failing = &outputs[1];
+    assert!(failing.len() < 4_000, "{failing}");
+    assert!(
+        failing.contains("stored it whole as `bash_2`")
+            && failing.contains("\n100000\n[exit code 3]")
+            && failing.contains("Exit Code: 3"),
+        "{failing}"
+    );
+    // As Gemini frames it without the capture (the fail-open test below sees the same).
+    assert_eq!(
+        without_process_group(&outputs[2]),
+        "<untrusted_context>\nOutput: ünïcode \"quoted\" $HOME\nit's\nwärning: on stderr\n</untrusted_context>"
+    );
+    let read = &outputs[3];
+    assert!(
+        read.contains("200000: ab\n200001: ERROR: disk full at step 200001\n200002: ab"),
+        "{read}"
+    );
+    assert!(!read.contains("stored it whole"), "{read}");
+}
+
+/// With the scratchpad's binary gone, the block does nothing: Gemini's own framing and truncation.
+#[test]
+fn gemini_shell_output_passes_as_it_is_when_the_scratchpad_is_missing() {
+    let pad = Pad::new();
+    let home = home_with_capture("/nonexistent/scratchpad");
+    let api = gemini_api(&[FAILING, SMALL]);
+    let result = gemini(&pad, &api, home.path());
+    let outputs = shell_outputs(&api);
+    assert_eq!(outputs.len(), 2, "{outputs:#?}\n{result}");
+    let failing = &outputs[0];
+    assert!(
+        failing.starts_with("Output too large. Showing first 8,000 and last 32,000 characters.")
+            && failing.contains("\n99999\n100000\nExit Code: 3")
+            && !failing.contains("scratchpad"),
+        "{failing}"
+    );
+    assert_eq!(
+        without_process_group(&outputs[1]),
+        "<untrusted_context>\nOutput: ünïcode \"quoted\" $HOME\nit's\nwärning: on stderr\n</untrusted_context>"
+    );
+}
