@@ -3,10 +3,9 @@
 //! receives is the `function_call_output` items of the last request to that API.
 
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
-use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -88,51 +87,9 @@ fn command_outputs(api: &ModelApi) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The lines the capture needs in the shells Codex starts: the block `BASH_ENV` names, with
-/// `program` as the scratchpad. Codex runs a command as `bash -lc CMD` until its shell snapshot is
-/// ready, then as `bash -c '<snapshot wrapper>; exec /bin/bash -c CMD'`: the wrapper shell keeps
-/// `BASH_ENV` for the shell it execs and redirects nothing (its EXIT trap would die with `exec`).
-fn bash_env_block(program: &str) -> String {
-    r#"# >>> scratchpad: Codex exec_command output through `scratchpad hooks capture`
-case ${BASH_EXECUTION_STRING-} in
-  '' | *__CODEX_SNAPSHOT_*) ;;
-  *)
-    if [[ -z ${__SCRATCHPAD_CODEX_ACTIVE-} ]]; then
-      export __SCRATCHPAD_CODEX_ACTIVE=1
-      unset BASH_ENV
-      if [[ -z ${SCRATCHPAD_SESSION-} && -n ${CODEX_THREAD_ID-} ]]; then export SCRATCHPAD_SESSION="codex-$CODEX_THREAD_ID"; fi
-      if ! command -v scratchpad >/dev/null 2>&1 && [[ -x @SCRATCHPAD@ ]]; then scratchpad() { @SCRATCHPAD@ "$@"; }; fi
-      if [[ -x @SCRATCHPAD@ ]] && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
-        case $BASH_EXECUTION_STRING in
-          scratchpad[[:space:]]* | scratchpad\'* | @SCRATCHPAD@[[:space:]]* | @SCRATCHPAD@\'*) ;;
-          *)
-            printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
-            exec > >(trap '' INT TERM HUP; @SCRATCHPAD@ hooks capture --marker "$__scratchpad_capture" 2>/dev/null || { head -c -37 2>/dev/null || cat; }) 2>&1
-            __scratchpad_capture_pid=$!
-            exec {__scratchpad_capture_fd}>&1
-            trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {__scratchpad_capture_fd}>&-; wait "$__scratchpad_capture_pid"' EXIT
-            ;;
-        esac
-      fi
-    fi
-    ;;
-esac
-# <<< scratchpad
-"#
-    .replace("@SCRATCHPAD@", program)
-}
-
-/// A `CODEX_HOME` whose model is `api` and whose shells run the scratchpad's capture with
-/// `program`, the store of `pad` writable from the workspace-write sandbox.
-// TODO(install): replace the `[shell_environment_policy]` and `[sandbox_workspace_write]` tables
-// and the block file written here by `scratchpad hooks install --client codex --config
-// CODEX_HOME/config.toml` once it exists, and check that `scratchpad hooks uninstall --client
-// codex` gives the file back.
-fn codex_home(pad: &Pad, api: &ModelApi, program: &str) -> tempfile::TempDir {
-    let home = tempfile::tempdir().unwrap();
-    let block = home.path().join("scratchpad-bash-env.sh");
-    std::fs::write(&block, bash_env_block(program)).unwrap();
-    let config = format!(
+/// The user's config.toml before the scratchpad: the model at `api`.
+fn user_config(api: &ModelApi) -> String {
+    format!(
         r#"model = "gpt-5.5"
 model_provider = "scripted"
 check_for_update_on_startup = false
@@ -142,19 +99,57 @@ name = "scripted"
 base_url = "{}/v1"
 wire_api = "responses"
 env_key = "SCRIPTED_MODEL_API_KEY"
-
-[shell_environment_policy]
-set.BASH_ENV = "{}"
-
-[sandbox_workspace_write]
-writable_roots = ["{}"]
 "#,
-        api.url(),
-        block.display(),
-        pad.dir.path().display()
+        api.url()
+    )
+}
+
+/// A `CODEX_HOME` whose model is `api`, with `scratchpad hooks install --client codex --command
+/// PROGRAM` run in it. Codex's sandbox may not show every mount of the host (the build directory),
+/// so PROGRAM is a link to the scratchpad under test in the directory of the store, which install
+/// makes a writable root and the sandbox shows.
+fn codex_home(pad: &Pad, api: &ModelApi) -> (tempfile::TempDir, PathBuf) {
+    let home = tempfile::tempdir().unwrap();
+    let config = home.path().join("config.toml");
+    std::fs::write(&config, user_config(api)).unwrap();
+    let program = pad.dir.path().join("bin/scratchpad");
+    std::fs::create_dir_all(program.parent().unwrap()).unwrap();
+    if std::fs::hard_link(bin(), &program).is_err() {
+        std::fs::copy(bin(), &program).unwrap();
+    }
+    let out = pad.run(&[
+        "hooks",
+        "install",
+        "--client",
+        "codex",
+        "--config",
+        config.to_str().unwrap(),
+        "--command",
+        program.to_str().unwrap(),
+    ]);
+    let written = std::fs::read_to_string(&config).unwrap();
+    assert!(
+        out.code == 0
+            && written.contains("scratchpad-bash-env.sh")
+            && written.contains(&pad.dir.path().display().to_string()),
+        "{out:?}\n{written}"
     );
-    std::fs::write(home.path().join("config.toml"), config).unwrap();
-    home
+    (home, program)
+}
+
+/// Uninstall gives the user's config.toml back byte for byte.
+fn uninstall(pad: &Pad, api: &ModelApi, home: &Path) {
+    let config = home.join("config.toml");
+    pad.run(&[
+        "hooks",
+        "uninstall",
+        "--client",
+        "codex",
+        "--config",
+        config.to_str().unwrap(),
+    ])
+    .ok();
+    assert_eq!(std::fs::read_to_string(config).unwrap(), user_config(api));
 }
 
 /// Runs `codex exec go` in a fresh workspace with `codex_home`, the scratchpad on PATH, sandboxed
@@ -163,7 +158,6 @@ fn codex(pad: &Pad, codex_home: &Path) -> String {
     let codex = node_cli("codex");
     let project = tempfile::tempdir().unwrap();
     let home = tempfile::tempdir().unwrap();
-    let started = Instant::now();
     let output = Command::new("timeout")
         .arg("180")
         .arg(&codex)
@@ -187,7 +181,6 @@ fn codex(pad: &Pad, codex_home: &Path) -> String {
         .current_dir(project.path())
         .output()
         .unwrap();
-    eprintln!("codex ran {:.1} s", started.elapsed().as_secs_f64());
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     assert!(
         output.status.success(),
@@ -196,17 +189,6 @@ fn codex(pad: &Pad, codex_home: &Path) -> String {
         String::from_utf8_lossy(&output.stderr)
     );
     stdout
-}
-
-/// The scratchpad under test where Codex's sandbox sees it: the sandbox may not show every mount of
-/// the host (the build directory), but it shows the temporary directory the store is in.
-fn scratchpad_in(dir: &Path) -> String {
-    let own = dir.join("bin/scratchpad");
-    std::fs::create_dir_all(own.parent().unwrap()).unwrap();
-    if std::fs::hard_link(bin(), &own).is_err() {
-        std::fs::copy(bin(), &own).unwrap();
-    }
-    own.to_str().unwrap().to_owned()
 }
 
 /// Codex's framing of a result without what differs from run to run (chunk id, wall time).
@@ -244,7 +226,7 @@ fn codex_exec_command_output_goes_through_the_scratchpad_before_and_after_the_sh
         ("big_again", BIG),
         ("small_again", SMALL),
     ]);
-    let home = codex_home(&pad, &api, &scratchpad_in(pad.dir.path()));
+    let (home, _) = codex_home(&pad, &api);
     let printed = codex(&pad, home.path());
     let outputs = command_outputs(&api);
     let shown = |id: &str| {
@@ -283,14 +265,16 @@ fn codex_exec_command_output_goes_through_the_scratchpad_before_and_after_the_sh
         "{read}"
     );
     assert!(!read.contains("stored it whole"), "{read}");
+    uninstall(&pad, &api, home.path());
 }
 
-/// With the scratchpad's binary gone, the block does nothing: Codex's own framing and truncation.
+/// With the scratchpad's binary gone, the capture lines do nothing: Codex's own framing and truncation.
 #[test]
 fn codex_exec_command_output_passes_as_it_is_when_the_scratchpad_is_missing() {
     let pad = Pad::new();
     let api = codex_api(&[("failing", FAILING), ("small", SMALL)]);
-    let home = codex_home(&pad, &api, "/nonexistent/scratchpad");
+    let (home, program) = codex_home(&pad, &api);
+    std::fs::remove_file(program).unwrap();
     let printed = codex(&pad, home.path());
     let outputs = command_outputs(&api);
     assert_eq!(outputs.len(), 2, "{outputs:#?}\n{printed}");

@@ -4,7 +4,6 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::Instant;
 
 use serde_json::{Value, json};
 
@@ -50,15 +49,20 @@ fn answer(request: &Request, commands: &[String]) -> Response {
     Response::json(&json!({}))
 }
 
-/// What each shell command came back with, in order, as the model read it.
-fn shell_outputs(api: &ModelApi) -> Vec<String> {
+/// The last call of the main conversation: everything the model was shown.
+fn last_model_call(api: &ModelApi) -> Value {
     let requests = api.requests();
-    let last = requests
+    requests
         .iter()
         .rev()
         .find(|r| r.path.contains(":streamGenerateContent"))
-        .unwrap_or_else(|| panic!("the model was never called: {requests:?}"));
-    last.body["contents"]
+        .map(|r| r.body.clone())
+        .unwrap_or_else(|| panic!("the model was never called: {requests:?}"))
+}
+
+/// What each shell command came back with, in order, as the model read it.
+fn shell_outputs(api: &ModelApi) -> Vec<String> {
+    last_model_call(api)["contents"]
         .as_array()
         .unwrap()
         .iter()
@@ -74,56 +78,53 @@ fn shell_outputs(api: &ModelApi) -> Vec<String> {
         .collect()
 }
 
-/// The lines the capture needs in Gemini's shell: the block `BASH_ENV` names, with `program` as the
-/// scratchpad. It acts only in the shell of Gemini's shell tool (`GEMINI_CLI=1`, a `-c` string that
-/// starts with Gemini's wrapper) and finds the model's command after the wrapper's `trap … EXIT`.
-fn bash_env_block(program: &str) -> String {
-    r#"# >>> scratchpad: Gemini CLI run_shell_command output through `scratchpad hooks capture`
-if [[ ${GEMINI_CLI-} == 1 && ${BASH_EXECUTION_STRING-} == "shopt -u promptvars"* && -z ${__scratchpad_capture-} ]]; then
-  unset BASH_ENV
-  if [[ -x @SCRATCHPAD@ ]] && (( BASH_VERSINFO[0] * 100 + BASH_VERSINFO[1] >= 501 )); then
-    __scratchpad_command=${BASH_EXECUTION_STRING#*$'EXIT\n'}
-    case $__scratchpad_command in
-      scratchpad[[:space:]]* | scratchpad\'* | @SCRATCHPAD@[[:space:]]* | @SCRATCHPAD@\'*) ;;
-      *)
-        printf -v __scratchpad_capture '%05d%05d%05d' "$RANDOM" "$RANDOM" "$RANDOM"
-        exec > >(trap '' INT TERM HUP; @SCRATCHPAD@ hooks capture --marker "$__scratchpad_capture" 2>/dev/null || { head -c -37 2>/dev/null || cat; }) 2>&1
-        __scratchpad_capture_pid=$!
-        exec {__scratchpad_capture_fd}>&1
-        trap 'printf "\0scratchpad-exit %s %03d\n" "$__scratchpad_capture" "$?" >&"$__scratchpad_capture_fd"; exec >&- 2>&- {__scratchpad_capture_fd}>&-; wait "$__scratchpad_capture_pid"' EXIT
-        ;;
-    esac
-  fi
-fi
-# <<< scratchpad
-"#
-    .replace("@SCRATCHPAD@", program)
-}
+/// The settings a user of an API key has, before the scratchpad.
+const SETTINGS: &str = "{\n  \"security\": {\"auth\": {\"selectedType\": \"gemini-api-key\"}}\n}\n";
+/// A `.env` of the user's own, beside the settings.
+const DOTENV: &str = "# the user's own\nGEMINI_MODEL=gemini-2.5-flash\n";
 
-/// A home with Gemini set up for an API key and the scratchpad's capture running `program`.
-// TODO(install): replace the settings, `.env` and block files written here by
-// `scratchpad hooks install --client gemini --config HOME/.gemini/settings.json` once it exists,
-// and check that `scratchpad hooks uninstall --client gemini` gives the files back.
-fn home_with_capture(program: &str) -> tempfile::TempDir {
+/// A home with Gemini set up for an API key, and `scratchpad hooks install --client gemini` run
+/// in it with `args`.
+fn home_with_hooks(pad: &Pad, args: &[&str]) -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
     let dir = home.path().join(".gemini");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("settings.json"),
-        r#"{"security": {"auth": {"selectedType": "gemini-api-key"}}}"#,
-    )
-    .unwrap();
-    let block = dir.join("scratchpad-bash-env.sh");
-    std::fs::write(&block, bash_env_block(program)).unwrap();
-    std::fs::write(
-        dir.join(".env"),
-        format!(
-            "# >>> scratchpad\nBASH_ENV={}\n# <<< scratchpad\n",
-            block.display()
-        ),
-    )
-    .unwrap();
+    std::fs::write(dir.join("settings.json"), SETTINGS).unwrap();
+    std::fs::write(dir.join(".env"), DOTENV).unwrap();
+    let mut install = vec!["hooks", "install", "--client", "gemini"];
+    install.extend(args);
+    let out = pad
+        .command(&install)
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success() && dir.join("scratchpad-bash-env.sh").exists(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
     home
+}
+
+/// Uninstall gives the user's settings and `.env` back byte for byte.
+fn uninstall(pad: &Pad, home: &Path) {
+    let out = pad
+        .command(&["hooks", "uninstall", "--client", "gemini"])
+        .env("HOME", home)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let dir = home.join(".gemini");
+    assert_eq!(
+        std::fs::read_to_string(dir.join("settings.json")).unwrap(),
+        SETTINGS
+    );
+    assert_eq!(std::fs::read_to_string(dir.join(".env")).unwrap(), DOTENV);
 }
 
 /// Runs `gemini -p go --yolo -o json` in a fresh workspace with `home` as its home, the scratchpad
@@ -137,7 +138,6 @@ fn gemini(pad: &Pad, api: &ModelApi, home: &Path) -> Value {
         node_prefix().join("node_modules/node/bin").display(),
         path_with_scratchpad()
     );
-    let started = Instant::now();
     let output = Command::new("timeout")
         .arg("180")
         .arg(&gemini)
@@ -153,7 +153,6 @@ fn gemini(pad: &Pad, api: &ModelApi, home: &Path) -> Value {
         .current_dir(project.path())
         .output()
         .unwrap();
-    eprintln!("gemini ran {:.1} s", started.elapsed().as_secs_f64());
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
@@ -187,7 +186,9 @@ const SMALL: &str =
 #[test]
 fn gemini_shell_output_goes_through_the_scratchpad() {
     let pad = Pad::new();
-    let home = home_with_capture(bin());
+    pad.ok(&["write", "plan", "1. find the failing step\n2. fix it\n"]);
+    pad.ok(&["pin", "plan"]);
+    let home = home_with_hooks(&pad, &[]);
     let api = gemini_api(&[
         BIG,
         FAILING,
@@ -197,6 +198,13 @@ fn gemini_shell_output_goes_through_the_scratchpad() {
     let result = gemini(&pad, &api, home.path());
     let outputs = shell_outputs(&api);
     assert_eq!(outputs.len(), 4, "{outputs:#?}\n{result}");
+    // The SessionStart hook's lines reach the model, pinned note included.
+    let shown = last_model_call(&api).to_string();
+    assert!(
+        shown.contains("keeps your notes and stored outputs")
+            && shown.contains("- plan (text, 2 lines): 1. find the failing step"),
+        "{shown}"
+    );
 
     let big = &outputs[0];
     assert!(big.len() < 4_000, "{big}");
@@ -227,13 +235,18 @@ fn gemini_shell_output_goes_through_the_scratchpad() {
         "{read}"
     );
     assert!(!read.contains("stored it whole"), "{read}");
+    uninstall(&pad, home.path());
 }
 
-/// With the scratchpad's binary gone, the block does nothing: Gemini's own framing and truncation.
+/// With the scratchpad's binary gone, the capture lines do nothing: Gemini's own framing and truncation.
 #[test]
 fn gemini_shell_output_passes_as_it_is_when_the_scratchpad_is_missing() {
     let pad = Pad::new();
-    let home = home_with_capture("/nonexistent/scratchpad");
+    let copy = tempfile::tempdir().unwrap();
+    let own = copy.path().join("scratchpad");
+    std::fs::copy(bin(), &own).unwrap();
+    let home = home_with_hooks(&pad, &["--command", own.to_str().unwrap()]);
+    std::fs::remove_file(&own).unwrap();
     let api = gemini_api(&[FAILING, SMALL]);
     let result = gemini(&pad, &api, home.path());
     let outputs = shell_outputs(&api);
