@@ -1,5 +1,6 @@
 //! Helpers shared by the CLI tests: a throwaway store and a way to run the binary against it.
 
+pub mod agent_shell;
 pub mod clients;
 pub mod disk;
 pub mod model_api;

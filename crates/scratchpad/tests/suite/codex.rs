@@ -10,6 +10,7 @@ use std::sync::Mutex;
 use serde_json::{Value, json};
 
 use crate::common::Pad;
+use crate::common::agent_shell::{BIG, FAILING, SMALL, without_lines};
 use crate::common::clients::{bin, node_cli, path_with_scratchpad};
 use crate::common::model_api::{ModelApi, Request, Response};
 
@@ -193,20 +194,10 @@ fn codex(pad: &Pad, codex_home: &Path) -> String {
 
 /// Codex's framing of a result without what differs from run to run (chunk id, wall time).
 fn steady(output: &str) -> String {
-    output
-        .lines()
-        .filter(|line| !line.starts_with("Chunk ID: ") && !line.starts_with("Wall time: "))
-        .collect::<Vec<_>>()
-        .join("\n")
+    without_lines(output, &["Chunk ID: ", "Wall time: "])
 }
 
-/// 1.2 MB in 400,000 lines, line 200,001 the only error.
-const BIG: &str = r#"awk 'BEGIN{for(i=1;i<=400000;i++) print (i==200001?"ERROR: disk full at step 200001":"ab")}'"#;
-const FAILING: &str = "seq 100000; exit 3";
-/// Stdout, then stderr, quotes, `$` and non-ASCII: small enough to pass as it is. Without the
-/// capture Codex reads stdout and stderr on pipes of their own: the pause keeps their order.
-const SMALL: &str =
-    r#"printf '%s\n' 'ünïcode "quoted" $HOME' "it's"; sleep 0.2; echo 'wärning: on stderr' >&2"#;
+/// SMALL as Codex frames it, without the lines that differ from run to run.
 const SMALL_SHOWN: &str = "Process exited with code 0\nOriginal token count: 13\nOutput:\nünïcode \"quoted\" $HOME\nit's\nwärning: on stderr";
 
 /// One session of the real CLI, before its shell snapshot is ready and after: long outputs reach

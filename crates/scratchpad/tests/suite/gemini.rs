@@ -8,6 +8,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::common::Pad;
+use crate::common::agent_shell::{BIG, FAILING, SMALL, without_lines};
 use crate::common::clients::{bin, node_cli, node_prefix, path_with_scratchpad};
 use crate::common::model_api::{ModelApi, Request, Response};
 
@@ -166,19 +167,8 @@ fn gemini(pad: &Pad, api: &ModelApi, home: &Path) -> Value {
 
 /// Gemini's framing of a result without the process group id, which differs from run to run.
 fn without_process_group(output: &str) -> String {
-    output
-        .lines()
-        .filter(|line| !line.starts_with("Process Group PGID: "))
-        .collect::<Vec<_>>()
-        .join("\n")
+    without_lines(output, &["Process Group PGID: "])
 }
-
-/// 1.2 MB in 400,000 lines, line 200,001 the only error.
-const BIG: &str = r#"awk 'BEGIN{for(i=1;i<=400000;i++) print (i==200001?"ERROR: disk full at step 200001":"ab")}'"#;
-const FAILING: &str = "seq 100000; exit 3";
-/// Stdout, then stderr, quotes, `$` and non-ASCII: small enough to pass as it is.
-const SMALL: &str =
-    r#"printf '%s\n' 'ünïcode "quoted" $HOME' "it's"; sleep 0.2; echo 'wärning: on stderr' >&2"#;
 
 /// One session of the real CLI: long outputs reach the model as a reference with the error line
 /// and the way to read on, a failure with its exit code and last lines, small output as Gemini
