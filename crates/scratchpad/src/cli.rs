@@ -284,8 +284,9 @@ pub struct HookFile {
     written there as scratchpad-bash-env.sh. Gemini CLI reads that .env only in trusted folders, and \
     only when the project has no .gemini/.env or .env of its own (add the BASH_ENV line there then).\n  \
     codex        exec_command's output through the capture: config.toml gets [shell_environment_policy] \
-    set.BASH_ENV, naming scratchpad-bash-env.sh written beside it, and for a SQLite store its \
-    directory in [sandbox_workspace_write] writable_roots, so that sandboxed commands can store.\n\n\
+    set.BASH_ENV, naming scratchpad-bash-env.sh written beside it, and set.SHLVL = \"1\" (a level-1 \
+    bash in Codex's sandbox skips BASH_ENV), and for a SQLite store its directory in \
+    [sandbox_workspace_write] writable_roots, so that sandboxed commands can store.\n\n\
     Small output reaches the model as it was, long output as a stored entry's reference. The \
     commands are never rewritten, so permission rules and allow lists match them as before. A \
     BASH_ENV the user set already is never replaced: install refuses and says so.",

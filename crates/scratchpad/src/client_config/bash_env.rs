@@ -17,6 +17,12 @@ use super::{Client, Outcome, Refusal, Verdict, finish, parse};
 pub const LINES_FILE: &str = "scratchpad-bash-env.sh";
 /// The variable bash reads the file of a non-interactive shell's first lines from.
 const VAR: &str = "BASH_ENV";
+/// A bash at shell level 1 whose stdin looks like a network connection reads `~/.bashrc` instead
+/// of `BASH_ENV`; in Codex's Linux sandbox, asking whether stdin is a socket is refused, which bash
+/// takes for yes. Codex started from a terminal passes `SHLVL` on, started from an IDE or a
+/// desktop launcher it may not: set to 1, bash counts itself level 2 and reads `BASH_ENV`.
+const LEVEL: &str = "SHLVL";
+const LEVEL_VALUE: &str = "1";
 
 /// Whether a `BASH_ENV` value names capture lines install wrote.
 pub fn is_ours(value: &str) -> bool {
@@ -198,6 +204,10 @@ pub fn uninstall_codex(text: &str, writable_root: Option<&str>) -> Result<Outcom
     let mut text = text.to_owned();
     let mut report = Vec::new();
     let doc = parse(Client::Codex, &text)?;
+    if let Some(edits) = remove_level(&doc)? {
+        text = finish(&doc, &edits)?;
+    }
+    let doc = parse(Client::Codex, &text)?;
     if let Some(edits) = remove_bash_env(&doc)? {
         text = finish(&doc, &edits)?;
         let how = format!("removed    {POLICY}.set.{VAR}");
@@ -227,26 +237,30 @@ const SANDBOX: &str = "sandbox_workspace_write";
 const ROOTS: &str = "writable_roots";
 
 fn add_bash_env(doc: &Doc, lines_file: &str) -> Result<Option<Edits>, Refusal> {
-    let line = format!("{VAR} = {}", doc.string(lines_file));
-    let by_hand = || {
+    let mut lines = vec![format!("{VAR} = {}", doc.string(lines_file))];
+    let level = format!("{LEVEL} = {}", doc.string(LEVEL_VALUE));
+    let by_hand = |lines: &[String]| {
         Refusal::Unsupported(format!(
-            "`{POLICY}` is written in a form the scratchpad does not edit; add `{line}` to its \
-             `set` table by hand"
+            "`{POLICY}` is written in a form the scratchpad does not edit; add `{}` to its `set` \
+             table by hand",
+            lines.join("` and `")
         ))
     };
     let Some(policy) = doc.root_map().get(POLICY) else {
-        return Ok(Some(new_table(doc, &format!("{POLICY}.set"), &line)));
+        lines.push(level);
+        return Ok(Some(new_table(doc, &format!("{POLICY}.set"), &lines)));
     };
-    let policy_map = policy.value.as_map().ok_or_else(by_hand)?;
+    let policy_map = policy.value.as_map().ok_or_else(|| by_hand(&lines))?;
     let Some(set) = policy_map.get("set") else {
+        lines.push(level);
         return match policy_map.style {
             MapStyle::Block | MapStyle::Implied => {
-                Ok(Some(new_table(doc, &format!("{POLICY}.set"), &line)))
+                Ok(Some(new_table(doc, &format!("{POLICY}.set"), &lines)))
             }
-            MapStyle::Braced => Err(by_hand()),
+            MapStyle::Braced => Err(by_hand(&lines)),
         };
     };
-    let set_map = set.value.as_map().ok_or_else(by_hand)?;
+    let set_map = set.value.as_map().ok_or_else(|| by_hand(&lines))?;
     if let Some(existing) = set_map.get(VAR) {
         let value = existing.value.as_str().unwrap_or("");
         return if value == lines_file {
@@ -255,9 +269,40 @@ fn add_bash_env(doc: &Doc, lines_file: &str) -> Result<Option<Edits>, Refusal> {
             Err(taken(value))
         };
     }
-    add_member(doc, &set.value, &line)
+    if set_map.get(LEVEL).is_none() {
+        lines.push(level);
+    }
+    add_member(doc, &set.value, &lines)
         .map(Some)
-        .ok_or_else(by_hand)
+        .ok_or_else(|| by_hand(&lines))
+}
+
+/// The `SHLVL` install set beside the scratchpad's `BASH_ENV`, taken out before it.
+fn remove_level(doc: &Doc) -> Result<Option<Edits>, Refusal> {
+    let Some(set) = doc
+        .root_map()
+        .get(POLICY)
+        .and_then(|policy| policy.value.as_map()?.get("set"))
+    else {
+        return Ok(None);
+    };
+    let Some(set_map) = set.value.as_map() else {
+        return Ok(None);
+    };
+    let ours = set_map
+        .get(VAR)
+        .is_some_and(|m| m.value.as_str().is_some_and(is_ours));
+    let Some(index) = set_map
+        .members
+        .iter()
+        .position(|m| m.name == LEVEL && m.value.as_str() == Some(LEVEL_VALUE))
+    else {
+        return Ok(None);
+    };
+    if !ours {
+        return Ok(None);
+    }
+    remove_member(doc, &set.value, &[POLICY, "set"], index).map(Some)
 }
 
 fn remove_bash_env(doc: &Doc) -> Result<Option<Edits>, Refusal> {
@@ -282,7 +327,7 @@ fn remove_bash_env(doc: &Doc) -> Result<Option<Edits>, Refusal> {
 }
 
 fn add_root(doc: &Doc, root: &str) -> Result<Option<Edits>, Refusal> {
-    let line = format!("{ROOTS} = [{}]", doc.string(root));
+    let line = [format!("{ROOTS} = [{}]", doc.string(root))];
     let by_hand = || {
         Refusal::Unsupported(format!(
             "`{SANDBOX}` is written in a form the scratchpad does not edit; add {root} to its \
@@ -338,19 +383,20 @@ fn remove_root(doc: &Doc, root: &str) -> Result<Option<Edits>, Refusal> {
     remove_member(doc, &sandbox.value, &[SANDBOX], index).map(Some)
 }
 
-/// `[path]` and `line` as a table of their own at the end of the file, after a line break (two
+/// `[path]` and `lines` as a table of their own at the end of the file, after a line break (two
 /// when the file ends with one, leaving a blank line).
-fn new_table(doc: &Doc, path: &str, line: &str) -> Edits {
+fn new_table(doc: &Doc, path: &str, lines: &[String]) -> Edits {
     let eol = doc.eol;
     let lead = if doc.text.is_empty() { "" } else { eol };
+    let body: String = lines.iter().map(|line| format!("{line}{eol}")).collect();
     let mut edits = Edits::default();
-    edits.insert(doc.text.len(), format!("{lead}[{path}]{eol}{line}{eol}"));
+    edits.insert(doc.text.len(), format!("{lead}[{path}]{eol}{body}"));
     edits
 }
 
-/// `line` (`key = value`) added to a table: on the line after a `[table]`'s header, or as the last
-/// member of an inline one. `None` for a table implied by dotted keys.
-fn add_member(doc: &Doc, table: &Node, line: &str) -> Option<Edits> {
+/// `lines` (`key = value`) added to a table: on the lines after a `[table]`'s header, or as the
+/// last members of an inline one. `None` for a table implied by dotted keys.
+fn add_member(doc: &Doc, table: &Node, lines: &[String]) -> Option<Edits> {
     let map = table.as_map()?;
     let mut edits = Edits::default();
     match map.style {
@@ -358,11 +404,12 @@ fn add_member(doc: &Doc, table: &Node, line: &str) -> Option<Edits> {
             let header_end = doc.text[table.span.end..]
                 .find('\n')
                 .map(|i| table.span.end + i + 1)?;
-            edits.insert(header_end, format!("{line}{}", doc.eol));
+            let body: String = lines.iter().map(|l| format!("{l}{}", doc.eol)).collect();
+            edits.insert(header_end, body);
         }
         MapStyle::Braced => match map.members.last() {
-            Some(last) => edits.insert(last.value.span.end, format!(", {line}")),
-            None => edits.insert(table.span.start + 1, line.to_owned()),
+            Some(last) => edits.insert(last.value.span.end, format!(", {}", lines.join(", "))),
+            None => edits.insert(table.span.start + 1, lines.join(", ")),
         },
         MapStyle::Implied => return None,
     }
@@ -506,6 +553,7 @@ mod tests {
                 Some(LINES),
                 "{original:?} → {new}"
             );
+            assert!(table[POLICY]["set"][LEVEL].is_str(), "{original:?} → {new}");
             let roots = table[SANDBOX][ROOTS].as_array().unwrap();
             let roots: Vec<_> = roots.iter().collect();
             assert!(

@@ -169,13 +169,11 @@ fn codex(pad: &Pad, codex_home: &Path) -> String {
             "workspace-write",
             "go",
         ])
+        // No SHLVL, as when an IDE starts Codex: the level install sets lets the sandboxed bash
+        // read BASH_ENV (at level 1 it would take its stdin for a network connection).
         .env_clear()
         .env("PATH", path_with_scratchpad())
         .env("HOME", home.path())
-        // As in a terminal. A bash at level 1 whose getpeername(stdin) fails takes stdin for a
-        // network connection and reads ~/.bashrc instead of BASH_ENV; Codex's sandbox makes
-        // getpeername fail, so without it the capture never starts in the sandbox.
-        .env("SHLVL", "1")
         .env("CODEX_HOME", codex_home)
         .env("SCRATCHPAD_STORE", &pad.store)
         .env("SCRIPTED_MODEL_API_KEY", "test-key")
