@@ -703,3 +703,34 @@ fn a_command_with_its_own_exit_trap_keeps_its_output_and_exit_code() {
         ("a\nb\n", 2)
     );
 }
+
+#[test]
+fn interactive_and_background_commands_behave_as_without_the_capture() {
+    let pad = Pad::new();
+    let with = pad.dir.path().join("env.sh");
+    start_session(&pad, &with, &[]);
+    let without = pad.dir.path().join("empty-env.sh");
+    std::fs::write(&without, "").unwrap();
+    let cwd = pad.dir.path();
+    for command in [
+        // A prompt gets the end of its input (Claude Code gives commands /dev/null).
+        "read -r -p 'name? ' line; echo \"read:$line:$?\"",
+        "cat; echo after-cat",
+        // Neither side is a terminal, with or without the capture.
+        "[ -t 0 ] && echo tty-in || echo no-tty-in; [ -t 1 ] && echo tty-out || echo no-tty-out",
+        // What a background child writes after the command ended still arrives.
+        "echo early; (sleep 0.3; echo late) &",
+        "seq 1 3 | while read -r n; do echo \"n=$n\"; done; (cd / && pwd); exit 9",
+    ] {
+        let expected = bash_tool(&pad, &without, cwd, command);
+        let got = bash_tool(&pad, &with, cwd, command);
+        assert_eq!(
+            (String::from_utf8_lossy(&got.0), got.1),
+            (String::from_utf8_lossy(&expected.0), expected.1),
+            "{command}"
+        );
+        if command.contains("late") {
+            assert_eq!(got.0, b"early\nlate\n");
+        }
+    }
+}
