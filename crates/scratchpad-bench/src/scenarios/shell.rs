@@ -53,17 +53,34 @@ pub(crate) fn bash_capture(dir: &Path, reps: usize) -> Result<Row> {
         }
         Ok(())
     };
+    compare(
+        reps,
+        "Claude Code Bash command (`echo`) through the capture",
+        || run(&with),
+        "the same bash command, empty env file",
+        || run(&without),
+    )
+}
+
+/// `ours` and `base` in turns, `reps` times each (at least 20), with what `ours` adds per command.
+fn compare(
+    reps: usize,
+    name: &str,
+    ours_run: impl Fn() -> Result<()>,
+    baseline_name: &str,
+    base_run: impl Fn() -> Result<()>,
+) -> Result<Row> {
     let mut ours = Vec::new();
     let mut base = Vec::new();
     for _ in 0..reps.max(20) {
-        ours.push(time(|| run(&with))?.0);
-        base.push(time(|| run(&without))?.0);
+        ours.push(time(&ours_run)?.0);
+        base.push(time(&base_run)?.0);
     }
     let added = crate::harness::median(&ours).saturating_sub(crate::harness::median(&base));
     Ok(Row {
-        name: "Claude Code Bash command (`echo`) through the capture".into(),
+        name: name.into(),
         ours,
-        baseline_name: "the same bash command, empty env file".into(),
+        baseline_name: baseline_name.into(),
         baseline: base,
         target: None,
         extra: format!(
@@ -112,22 +129,11 @@ pub(crate) fn bash_env_capture(dir: &Path, reps: usize) -> Result<Row> {
         }
         Ok(())
     };
-    let mut ours = Vec::new();
-    let mut base = Vec::new();
-    for _ in 0..reps.max(20) {
-        ours.push(time(|| run(Some(&lines)))?.0);
-        base.push(time(|| run(None))?.0);
-    }
-    let added = crate::harness::median(&ours).saturating_sub(crate::harness::median(&base));
-    Ok(Row {
-        name: "Codex shell command (`echo`) through the BASH_ENV capture lines".into(),
-        ours,
-        baseline_name: "the same bash -c, no BASH_ENV".into(),
-        baseline: base,
-        target: None,
-        extra: format!(
-            "added per command: {:.1} ms (target ≤ {TARGET_MS} ms)",
-            added.as_secs_f64() * 1_000.0
-        ),
-    })
+    compare(
+        reps,
+        "Codex shell command (`echo`) through the BASH_ENV capture lines",
+        || run(Some(&lines)),
+        "the same bash -c, no BASH_ENV",
+        || run(None),
+    )
 }

@@ -10,7 +10,7 @@
 
 use super::doc::Doc;
 use super::install::{item_range, member_range};
-use super::tree::{Edits, MapStyle, Member, Node};
+use super::tree::{Edits, Map, MapStyle, Member, Node};
 use super::{Client, Outcome, Refusal, Verdict, finish, parse};
 
 /// The file of capture lines install writes beside the agent's file, and `BASH_ENV` names.
@@ -279,33 +279,27 @@ fn add_bash_env(doc: &Doc, lines_file: &str) -> Result<Option<Edits>, Refusal> {
 
 /// The `SHLVL` install set beside the scratchpad's `BASH_ENV`, taken out before it.
 fn remove_level(doc: &Doc) -> Result<Option<Edits>, Refusal> {
-    let Some(set) = doc
-        .root_map()
-        .get(POLICY)
-        .and_then(|policy| policy.value.as_map()?.get("set"))
-    else {
-        return Ok(None);
-    };
-    let Some(set_map) = set.value.as_map() else {
-        return Ok(None);
-    };
-    let ours = set_map
-        .get(VAR)
-        .is_some_and(|m| m.value.as_str().is_some_and(is_ours));
-    let Some(index) = set_map
-        .members
-        .iter()
-        .position(|m| m.name == LEVEL && m.value.as_str() == Some(LEVEL_VALUE))
-    else {
-        return Ok(None);
-    };
-    if !ours {
-        return Ok(None);
-    }
-    remove_member(doc, &set.value, &[POLICY, "set"], index).map(Some)
+    remove_from_set(doc, |set, member| {
+        member.name == LEVEL
+            && member.value.as_str() == Some(LEVEL_VALUE)
+            && set.get(VAR).is_some_and(is_our_bash_env)
+    })
 }
 
 fn remove_bash_env(doc: &Doc) -> Result<Option<Edits>, Refusal> {
+    remove_from_set(doc, |_, member| is_our_bash_env(member))
+}
+
+fn is_our_bash_env(member: &Member) -> bool {
+    member.name == VAR && member.value.as_str().is_some_and(is_ours)
+}
+
+/// The edits taking out the first member of `shell_environment_policy.set` that `pick` (given
+/// the table and the member) picks.
+fn remove_from_set(
+    doc: &Doc,
+    pick: impl Fn(&Map, &Member) -> bool,
+) -> Result<Option<Edits>, Refusal> {
     let Some(set) = doc
         .root_map()
         .get(POLICY)
@@ -316,11 +310,7 @@ fn remove_bash_env(doc: &Doc) -> Result<Option<Edits>, Refusal> {
     let Some(set_map) = set.value.as_map() else {
         return Ok(None);
     };
-    let Some(index) = set_map
-        .members
-        .iter()
-        .position(|m| m.name == VAR && m.value.as_str().is_some_and(is_ours))
-    else {
+    let Some(index) = set_map.members.iter().position(|m| pick(set_map, m)) else {
         return Ok(None);
     };
     remove_member(doc, &set.value, &[POLICY, "set"], index).map(Some)
