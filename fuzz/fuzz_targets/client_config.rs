@@ -97,7 +97,11 @@ fuzz_target!(|data: &[u8]| {
                     "hooks install broke:\n{new}"
                 );
                 let back = hooks::uninstall(client, new).unwrap();
-                assert_eq!(back.change.as_deref(), Ok(text), "hooks uninstall of:\n{new}");
+                assert_eq!(
+                    back.change.as_deref(),
+                    Ok(text),
+                    "hooks uninstall of:\n{new}"
+                );
             }
         }
         Client::Codex => {
@@ -113,16 +117,25 @@ fuzz_target!(|data: &[u8]| {
                     "BASH_ENV install broke:\n{new}"
                 );
                 let back = bash_env::uninstall_codex(new, wanted.writable_root).unwrap();
-                assert_eq!(back.change.as_deref(), Ok(text), "BASH_ENV uninstall of:\n{new}");
+                assert_eq!(
+                    back.change.as_deref(),
+                    Ok(text),
+                    "BASH_ENV uninstall of:\n{new}"
+                );
             }
         }
         Client::ClaudeDesktop | Client::Cursor | Client::Vscode | Client::Windsurf => {}
     }
     // Any text as a `.env` file.
-    if let Ok(installed) = bash_env::install_dotenv(Some(text), "/home/u/.gemini/scratchpad-bash-env.sh")
+    if let Ok(installed) =
+        bash_env::install_dotenv(Some(text), "/home/u/.gemini/scratchpad-bash-env.sh")
         && let Ok(new) = &installed.change
     {
         let back = bash_env::uninstall_dotenv(new).unwrap();
-        assert_eq!(back.change.as_deref(), Ok(text), ".env uninstall of:\n{new}");
+        assert_eq!(
+            back.change.as_deref(),
+            Ok(text),
+            ".env uninstall of:\n{new}"
+        );
     }
 });
