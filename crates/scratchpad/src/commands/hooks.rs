@@ -105,21 +105,33 @@ fn install(global: &GlobalArgs, file: &HookFile, command: Option<&str>) -> anyho
     let (_, agent) = agent(file);
     let target = target(file)?;
     let mut out = std::io::stdout().lock();
+    // Each file's change is worked out before any is written: a refusal (a `BASH_ENV` of the
+    // user's) leaves everything as it was.
     match agent {
         Agent::ClaudeCode => add_hooks(&target, &program, &session_flags, &mut out)?,
         Agent::Gemini => {
-            add_hooks(&target, &program, &session_flags, &mut out)?;
-            let lines = write_lines(&target, agent, &program, &session_flags, None, &mut out)?;
             let dotenv = Target::dotenv(target.client, beside(&target, ".env"), target.dry_run)?;
+            let lines_file = absolute(&beside(&target, bash_env::LINES_FILE))?;
             let _lock = dotenv.take(true)?;
             let (old, _) = dotenv.read()?;
-            let outcome = bash_env::install_dotenv(old.as_deref(), &lines)
+            let outcome = bash_env::install_dotenv(old.as_deref(), &lines_file)
                 .map_err(|refusal| dotenv.refused(&refusal))?;
+            add_hooks(&target, &program, &session_flags, &mut out)?;
+            write_lines(&target, agent, &program, &session_flags, None, &mut out)?;
             commit(&dotenv, "environment", old.as_deref(), outcome, &mut out)?;
         }
         Agent::Codex => {
             let root = writable_root(global, file, target.dry_run)?;
-            let lines = write_lines(
+            let lines_file = absolute(&beside(&target, bash_env::LINES_FILE))?;
+            let _lock = target.take(true)?;
+            let (old, content) = target.read()?;
+            let wanted = bash_env::CodexEnv {
+                lines_file: &lines_file,
+                writable_root: root.as_deref(),
+            };
+            let outcome = bash_env::install_codex(content.as_deref(), wanted)
+                .map_err(|refusal| target.refused(&refusal))?;
+            write_lines(
                 &target,
                 agent,
                 &program,
@@ -127,14 +139,6 @@ fn install(global: &GlobalArgs, file: &HookFile, command: Option<&str>) -> anyho
                 root.as_deref(),
                 &mut out,
             )?;
-            let _lock = target.take(true)?;
-            let (old, content) = target.read()?;
-            let wanted = bash_env::CodexEnv {
-                lines_file: &lines,
-                writable_root: root.as_deref(),
-            };
-            let outcome = bash_env::install_codex(content.as_deref(), wanted)
-                .map_err(|refusal| target.refused(&refusal))?;
             commit(&target, "configuration", old.as_deref(), outcome, &mut out)?;
         }
     }
@@ -267,7 +271,7 @@ const LINES_HEADER: &str = "# Written by `scratchpad hooks install`, read by bas
                             `scratchpad hooks uninstall` removes it.";
 const ROOT_LINE: &str = "# Codex sandbox writable root added: ";
 
-/// Writes the capture lines beside the target (prints them, for a dry run); returns their path.
+/// Writes the capture lines beside the target (prints them, for a dry run).
 fn write_lines(
     target: &Target,
     agent: Agent,
@@ -275,7 +279,7 @@ fn write_lines(
     session_flags: &str,
     root: Option<&str>,
     out: &mut impl Write,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<()> {
     let path = beside(target, bash_env::LINES_FILE);
     let path_text = absolute(&path)?;
     let mut text = format!("{LINES_HEADER}\n");
@@ -285,12 +289,12 @@ fn write_lines(
     text.push_str(&env_lines(agent, program, session_flags));
     if std::fs::read_to_string(&path).is_ok_and(|old| old == text) {
         writeln!(out, "capture lines: {path_text} (already written)")?;
-        return Ok(path_text);
+        return Ok(());
     }
     if target.dry_run {
         writeln!(out, "capture lines: {path_text} would be written:")?;
         write!(out, "{text}")?;
-        return Ok(path_text);
+        return Ok(());
     }
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
@@ -299,7 +303,7 @@ fn write_lines(
     std::fs::write(&path, &text)
         .with_context(|| format!("cannot write {}; nothing was written", path.display()))?;
     writeln!(out, "capture lines: wrote {path_text}")?;
-    Ok(path_text)
+    Ok(())
 }
 
 fn absolute(path: &Path) -> anyhow::Result<String> {

@@ -734,3 +734,43 @@ fn interactive_and_background_commands_behave_as_without_the_capture() {
         }
     }
 }
+
+#[test]
+fn a_bash_env_of_the_users_refuses_the_whole_install_and_changes_nothing() {
+    let pad = Pad::new();
+    let dir = pad.dir.path().join("gemini");
+    std::fs::create_dir_all(&dir).unwrap();
+    let settings = dir.join("settings.json");
+    std::fs::write(&settings, "{}\n").unwrap();
+    std::fs::write(dir.join(".env"), "BASH_ENV=/home/me/.bash_env\n").unwrap();
+    let run = pad
+        .run(&[
+            "hooks",
+            "install",
+            "--client",
+            "gemini",
+            "--config",
+            settings.to_str().unwrap(),
+        ])
+        .fails();
+    assert!(run.stderr.contains("/home/me/.bash_env"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}\n");
+    assert!(!dir.join("scratchpad-bash-env.sh").exists());
+
+    let config = pad.dir.path().join("codex.toml");
+    let text = "[shell_environment_policy.set]\nBASH_ENV = \"/home/me/.bash_env\"\n";
+    std::fs::write(&config, text).unwrap();
+    let run = pad
+        .run(&[
+            "hooks",
+            "install",
+            "--client",
+            "codex",
+            "--config",
+            config.to_str().unwrap(),
+        ])
+        .fails();
+    assert!(run.stderr.contains("/home/me/.bash_env"), "{}", run.stderr);
+    assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
+    assert!(!pad.dir.path().join("scratchpad-bash-env.sh").exists());
+}
