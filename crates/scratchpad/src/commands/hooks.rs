@@ -415,15 +415,87 @@ fn answer(global: &GlobalArgs, event: HookEvent) -> anyhow::Result<Option<serde_
             if let Err(err) = add_capture_to_env_file(global) {
                 eprintln!("scratchpad SessionStart hook: {err:#}; Bash output is not captured");
             }
-            let pad = super::open_for_hook(global)?;
-            Ok(Some(json!({
-                "hookSpecificOutput": {
-                    "hookEventName": name(event),
-                    "additionalContext": session_start_context(&pad)?,
+            let warning = gemini_capture_warning();
+            let context = super::open_for_hook(global).and_then(|pad| session_start_context(&pad));
+            let mut answer = serde_json::Map::new();
+            match context {
+                Ok(context) => {
+                    answer.insert(
+                        "hookSpecificOutput".to_owned(),
+                        json!({"hookEventName": name(event), "additionalContext": context}),
+                    );
                 }
-            })))
+                Err(err) if warning.is_none() => return Err(err),
+                Err(err) => eprintln!("scratchpad SessionStart hook: {err:#}; nothing added"),
+            }
+            if let Some(warning) = warning {
+                // Shown to the user, not the model: only the user can fix where it comes from.
+                answer.insert("systemMessage".to_owned(), json!(warning));
+            }
+            Ok(Some(serde_json::Value::Object(answer)))
         }
     }
+}
+
+/// Under Gemini CLI, when the capture lines `hooks install --client gemini` wrote are not what
+/// its shell reads: Gemini CLI loads only the first `.env` it finds (from the project up, then
+/// `~/.gemini/.env`), and only in trusted folders, so a project's own `.env` hides the one install
+/// edited. What to do about it, or `None` when the lines are read (or none were written).
+fn gemini_capture_warning() -> Option<String> {
+    std::env::var_os("GEMINI_SESSION_ID")?;
+    let project = std::env::var_os("GEMINI_PROJECT_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())?;
+    let home = dirs::home_dir();
+    let lines = [
+        Some(project.join(".gemini")),
+        home.map(|h| h.join(".gemini")),
+    ]
+    .into_iter()
+    .flatten()
+    .map(|dir| dir.join(bash_env::LINES_FILE))
+    .find(|path| path.is_file())?;
+    let bash_env = std::env::var("BASH_ENV").unwrap_or_default();
+    if Path::new(&bash_env) == lines {
+        return None;
+    }
+    let now = if bash_env.is_empty() {
+        "BASH_ENV is not set".to_owned()
+    } else {
+        format!("BASH_ENV is {bash_env}")
+    };
+    let fix = match gemini_env_file(&project) {
+        Some(file) => format!(
+            "Gemini CLI read {} (only the first .env found from the project up is read); add \
+             BASH_ENV=\"{}\" to it",
+            file.display(),
+            lines.display()
+        ),
+        None => format!(
+            "Gemini CLI read no .env (it reads them in trusted folders only); trust this folder, \
+             or export BASH_ENV=\"{}\" before starting gemini",
+            lines.display()
+        ),
+    };
+    Some(format!(
+        "scratchpad: shell output is not captured in this session ({now}). {fix}."
+    ))
+}
+
+/// The `.env` file Gemini CLI reads for `project` in a trusted folder: `.gemini/.env`, then `.env`,
+/// in the project and each directory above it, then `~/.gemini/.env` and `~/.env`.
+fn gemini_env_file(project: &Path) -> Option<PathBuf> {
+    let in_tree = project.ancestors().find_map(|dir| {
+        [dir.join(".gemini").join(".env"), dir.join(".env")]
+            .into_iter()
+            .find(|path| path.is_file())
+    });
+    in_tree.or_else(|| {
+        let home = dirs::home_dir()?;
+        [home.join(".gemini").join(".env"), home.join(".env")]
+            .into_iter()
+            .find(|path| path.is_file())
+    })
 }
 
 /// Adds the lines that send each Bash command's output through `hooks capture` to the file Claude

@@ -1,6 +1,9 @@
-//! `scratchpad hooks`: installing into Claude Code's settings file, and what the hooks answer.
+//! `scratchpad hooks`: installing into the agents' settings, what the hooks answer, and the capture lines
+//! in each agent's shell.
 
 use std::path::Path;
+
+use serde_json::Value;
 
 use crate::common::Pad;
 
@@ -773,4 +776,45 @@ fn a_bash_env_of_the_users_refuses_the_whole_install_and_changes_nothing() {
     assert!(run.stderr.contains("/home/me/.bash_env"), "{}", run.stderr);
     assert_eq!(std::fs::read_to_string(&config).unwrap(), text);
     assert!(!pad.dir.path().join("scratchpad-bash-env.sh").exists());
+}
+
+#[test]
+fn gemini_session_start_tells_the_user_when_another_env_file_hides_the_capture() {
+    let pad = Pad::new();
+    // HOME is the pad's directory: install into ~/.gemini.
+    std::fs::create_dir_all(pad.dir.path().join(".gemini")).unwrap();
+    pad.ok(&["hooks", "install", "--client", "gemini"]);
+    let lines = pad.dir.path().join(".gemini/scratchpad-bash-env.sh");
+    assert!(lines.is_file());
+    let project = pad.dir.path().join("work/app");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::write(pad.dir.path().join("work/.env"), "API=1\n").unwrap();
+    let session_start = |env: &[(&str, &Path)]| -> Value {
+        let mut command = pad.command(&["hooks", "run", "session-start"]);
+        command
+            .env("GEMINI_PROJECT_DIR", &project)
+            .stdin(std::process::Stdio::null());
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let out = command.output().unwrap();
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+
+    // The project's parent has a .env: Gemini CLI reads that one, not ~/.gemini/.env.
+    let answer = session_start(&[("GEMINI_SESSION_ID", Path::new("s1"))]);
+    let message = answer["systemMessage"].as_str().unwrap();
+    assert!(
+        message.contains("shell output is not captured")
+            && message.contains(&pad.dir.path().join("work/.env").display().to_string())
+            && message.contains(&format!("BASH_ENV=\"{}\"", lines.display())),
+        "{message}"
+    );
+    assert!(answer["hookSpecificOutput"]["additionalContext"].is_string());
+    // Read as installed: nothing to say; nor outside Gemini CLI.
+    let answer = session_start(&[("GEMINI_SESSION_ID", Path::new("s1")), ("BASH_ENV", &lines)]);
+    assert!(answer.get("systemMessage").is_none(), "{answer}");
+    let answer = session_start(&[]);
+    assert!(answer.get("systemMessage").is_none(), "{answer}");
 }
