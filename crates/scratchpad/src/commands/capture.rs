@@ -222,8 +222,7 @@ const KEEP_EXIT: &str = r#"
           for __scratchpad_signal in "${__scratchpad_args[@]:1}"; do
             case ${__scratchpad_signal^^} in
               EXIT | 0 | SIGEXIT)
-                builtin trap -- "__scratchpad_status=\$?; __scratchpad_return "\$__scratchpad_status"; $__scratchpad_handler"$'
-'"$__scratchpad_exit" EXIT ;;
+                builtin trap -- "__scratchpad_status=\$?; __scratchpad_return \"\$__scratchpad_status\"; $__scratchpad_handler"$'\n'"$__scratchpad_exit" EXIT ;;
               *) builtin trap -- "${__scratchpad_args[0]}" "$__scratchpad_signal" ;;
             esac
           done
