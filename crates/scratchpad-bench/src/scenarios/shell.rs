@@ -39,19 +39,9 @@ pub(crate) fn bash_capture(dir: &Path, reps: usize) -> Result<Row> {
             std::fs::read_to_string(env_file)?,
             cwd.display()
         );
-        let out = Command::new("bash")
-            .args(["-c", &script])
-            .env("SCRATCHPAD_STORE", &store)
-            .stderr(Stdio::null())
-            .output()
-            .context("running bash")?;
-        if out.stdout != b"small output\n" {
-            bail!(
-                "the command's output changed: {:?}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
-        Ok(())
+        let mut bash = Command::new("bash");
+        bash.args(["-c", &script]).env("SCRATCHPAD_STORE", &store);
+        prints_small_output(bash)
     };
     compare(
         reps,
@@ -60,6 +50,21 @@ pub(crate) fn bash_capture(dir: &Path, reps: usize) -> Result<Row> {
         "the same bash command, empty env file",
         || run(&without),
     )
+}
+
+/// Runs `bash` (a shell running `echo small output`) and checks the output came through as it was.
+fn prints_small_output(mut bash: Command) -> Result<()> {
+    let out = bash
+        .stderr(Stdio::null())
+        .output()
+        .context("running bash")?;
+    if out.stdout != b"small output\n" {
+        bail!(
+            "the command's output changed: {:?}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    Ok(())
 }
 
 /// `ours` and `base` in turns, `reps` times each (at least 20), with what `ours` adds per command.
@@ -110,24 +115,15 @@ pub(crate) fn bash_env_capture(dir: &Path, reps: usize) -> Result<Row> {
         bail!("hooks install --client codex wrote no capture lines");
     }
     let run = |bash_env: Option<&Path>| -> Result<()> {
-        let mut command = Command::new("bash");
-        command
-            .args(["-c", "echo small output"])
+        let mut bash = Command::new("bash");
+        bash.args(["-c", "echo small output"])
             .env("SCRATCHPAD_STORE", &store)
             .env("CODEX_THREAD_ID", "bench")
-            .env_remove("BASH_ENV")
-            .stderr(Stdio::null());
+            .env_remove("BASH_ENV");
         if let Some(lines) = bash_env {
-            command.env("BASH_ENV", lines);
+            bash.env("BASH_ENV", lines);
         }
-        let out = command.output().context("running bash")?;
-        if out.stdout != b"small output\n" {
-            bail!(
-                "the command's output changed: {:?}",
-                String::from_utf8_lossy(&out.stdout)
-            );
-        }
-        Ok(())
+        prints_small_output(bash)
     };
     compare(
         reps,
